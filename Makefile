@@ -1,0 +1,158 @@
+# Mentat -- the only build system.  `make test` works on a fresh Debian machine:
+# the deps step installs what is missing (as root) or prints the command.
+BUILD    ?= build
+CC       ?= cc
+OPT      ?= -O2 -g
+WERROR   ?= -Werror
+PREFIX   ?= /usr/local
+PKGS      = yaml-0.1
+WARN      = -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wstrict-prototypes \
+            -Wmissing-prototypes -Wold-style-definition -Wformat=2 -Wcast-qual -Wundef \
+            -Wwrite-strings -Wvla -Wimplicit-fallthrough
+CPPFLAGS += -Iinterpreter -I$(BUILD)/gen -MMD -MP
+CFLAGS   += $(WARN) $(WERROR) $(OPT)
+LDLIBS_YAML = $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
+EDIT_LIBS   = $(shell pkg-config --libs libedit 2>/dev/null)
+ifneq ($(EDIT_LIBS),)
+  CPPFLAGS += -DMT_HAVE_LIBEDIT
+endif
+LDLIBS   += $(LDLIBS_YAML) $(EDIT_LIBS) -lm
+
+LIB_SRCS  = $(filter-out interpreter/main.c,$(wildcard interpreter/*.c))
+GEN_SRCS  = $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c
+LIB_OBJS  = $(LIB_SRCS:interpreter/%.c=$(BUILD)/obj/%.o) $(GEN_SRCS:$(BUILD)/gen/%.c=$(BUILD)/obj/gen_%.o)
+TEST_SRCS = $(wildcard tests/unit/test_*.c)
+TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
+
+.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install deps docs bench play \
+        checksymbols golden-update valgrind
+.DELETE_ON_ERROR:
+
+all: deps-check $(BUILD)/mentat $(BUILD)/libmentat.a
+
+lib: $(BUILD)/libmentat.a
+
+$(BUILD)/gen $(BUILD)/obj $(BUILD)/tests:
+	@mkdir -p $@
+
+$(BUILD)/gen/parser.c $(BUILD)/gen/parser.h &: grammar/parser.y | $(BUILD)/gen
+	bison -Wall -Werror --header=$(BUILD)/gen/parser.h -o $(BUILD)/gen/parser.c $<
+
+$(BUILD)/gen/lexer.c $(BUILD)/gen/lexer.h &: grammar/lexer.l | $(BUILD)/gen
+	flex --header-file=$(BUILD)/gen/lexer.h -o $(BUILD)/gen/lexer.c $<
+
+# opcodes.def is the only list of opcodes; the docs page is generated from it.
+$(BUILD)/gen/opdoc: interpreter/opcodes.def tests/tools/opdoc.c | $(BUILD)/gen
+	$(CC) $(CPPFLAGS) $(CFLAGS) tests/tools/opdoc.c -o $@
+docs/opcodes.md: $(BUILD)/gen/opdoc
+	$(BUILD)/gen/opdoc > $@
+
+$(BUILD)/obj/%.o: interpreter/%.c | $(BUILD)/obj $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+$(BUILD)/obj/gen_%.o: $(BUILD)/gen/%.c | $(BUILD)/obj $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libmentat.a: $(LIB_OBJS)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/mentat: $(BUILD)/obj/main.o $(BUILD)/libmentat.a
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmentat.a | $(BUILD)/tests
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes $(shell pkg-config --cflags cmocka) $< \
+	  $(BUILD)/libmentat.a $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka) -o $@
+
+# Plain-C replay drivers: every fuzz target's seeds and regressions run in `make test`.
+$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmentat.a | $(BUILD)/tests
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes tests/fuzz/replay.c $< $(BUILD)/libmentat.a \
+	  $(LDFLAGS) $(LDLIBS) -o $@
+
+test: all unit golden fuzz-regress doc-examples
+	@echo "make test: all suites passed"
+
+unit: $(TEST_BINS)
+	@set -e; fails=0; for t in $(TEST_BINS); do echo "== $$t"; $$t || fails=$$((fails+1)); done; \
+	  if [ $$fails -ne 0 ]; then echo "$$fails unit test binaries failed"; exit 1; fi
+
+golden: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-golden.sh
+
+golden-update: $(BUILD)/mentat
+	@BUILD=$(BUILD) UPDATE=1 sh tests/run-golden.sh
+
+fuzz-regress: $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  $(BUILD)/tests/replay_$$t tests/fuzz/seeds/$$t tests/fuzz/regress/$$t; done
+
+doc-examples: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-doc-examples.sh
+
+ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+asan:
+	$(ASAN_ENV) $(MAKE) BUILD=build-asan OPT="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+	  LDFLAGS="-fsanitize=address,undefined" test
+
+FUZZ_SECONDS ?= 60
+FUZZ_TARGET  ?= parse
+fuzz: deps-fuzz
+	$(MAKE) CC=clang BUILD=build-fuzz OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" lib
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  clang -Iinterpreter -Ibuild-fuzz/gen -g -O1 -fsanitize=fuzzer,address,undefined tests/fuzz/fuzz_$$t.c \
+	    build-fuzz/libmentat.a $(LDLIBS) -o build-fuzz/fuzz_$$t; \
+	  mkdir -p build-fuzz/corpus/$$t; \
+	  echo "== fuzzing $$t for $(FUZZ_SECONDS)s"; \
+	  build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=3 -artifact_prefix=build-fuzz/crash-$$t- \
+	    build-fuzz/corpus/$$t tests/fuzz/seeds/$$t; done
+
+docs: docs/opcodes.md
+
+bench: all
+	@sh tests/bench/run.sh $(BUILD)
+
+play: all
+	$(BUILD)/mentat play
+
+valgrind: all $(TEST_BINS)
+	@for t in $(TEST_BINS); do valgrind -q --error-exitcode=1 --leak-check=full $$t || exit 1; done
+
+# The library exports only mt_* and module-prefixed names.
+checksymbols: $(BUILD)/libmentat.a
+	@bad=$$(nm -g --defined-only $< | awk 'NF==3{print $$3}' | \
+	  grep -Ev '^(mt|lex_|ast_|sema_|cg_|vm_|board_|data_|diag_|sb_|arena_|state_|game_|explain_|repl_|sim_|dump_|rules_)' || true); \
+	  if [ -n "$$bad" ]; then echo "unexpected exported symbols:"; echo "$$bad"; exit 1; fi; echo "symbols ok"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/mentat
+	install -m 755 $(BUILD)/mentat $(DESTDIR)$(PREFIX)/bin/mentat
+	install -m 644 $(BUILD)/libmentat.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 interpreter/mentat.h $(DESTDIR)$(PREFIX)/include/
+	cp -R rules factions variants $(DESTDIR)$(PREFIX)/share/mentat/
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+# ---- dependencies: detect, install as root, or print the exact command ----
+DEB_PKGS = flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev
+deps: deps-check
+deps-check:
+	@missing=""; \
+	command -v flex >/dev/null || missing="$$missing flex"; \
+	command -v bison >/dev/null || missing="$$missing bison"; \
+	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
+	pkg-config --exists yaml-0.1 2>/dev/null || missing="$$missing libyaml-dev"; \
+	pkg-config --exists cmocka 2>/dev/null || missing="$$missing libcmocka-dev"; \
+	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "deps: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing \
+	      || { echo "deps: apt-get failed"; exit 1; }; \
+	  else echo "deps: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; fi; \
+	fi
+deps-fuzz:
+	@if ! command -v clang >/dev/null || ! ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev; \
+	  else echo "deps: run: sudo apt-get install -y clang libclang-rt-14-dev"; exit 1; fi; fi
+
+-include $(wildcard $(BUILD)/obj/*.d)

@@ -1,0 +1,161 @@
+/* util.c -- allocation, string buffers, arenas and hashing used by every stage. */
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void *mt_realloc(void *p, size_t n) {
+  if (n == 0) {
+    free(p);
+    return NULL;
+  }
+  void *q = realloc(p, n);
+  if (!q) {
+    fputs("mentat: out of memory\n", stderr);
+    abort();
+  }
+  return q;
+}
+
+void *mt_calloc(size_t n, size_t size) {
+  if (size && n > SIZE_MAX / size) {
+    fputs("mentat: out of memory\n", stderr);
+    abort();
+  }
+  size_t total = n * size > 0 ? n * size : 1;
+  void *p = mt_alloc(total);
+  memset(p, 0, total);
+  return p;
+}
+
+char *mt_strndup(const char *s, size_t n) {
+  char *d = mt_alloc(n + 1);
+  memcpy(d, s, n);
+  d[n] = 0;
+  return d;
+}
+
+char *mt_strdup(const char *s) { return mt_strndup(s, strlen(s)); }
+
+void sb_putn(strbuf *b, const char *s, size_t n) {
+  if (b->n + n + 1 > b->cap) {
+    size_t c = b->cap ? b->cap : 64;
+    while (c < b->n + n + 1) c *= 2;
+    b->s = mt_realloc(b->s, c);
+    b->cap = c;
+  }
+  memcpy(b->s + b->n, s, n);
+  b->n += n;
+  b->s[b->n] = 0;
+}
+
+void sb_putc(strbuf *b, char c) { sb_putn(b, &c, 1); }
+void sb_puts(strbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
+
+void sb_printf(strbuf *b, const char *fmt, ...) {
+  char tmp[512];
+  va_list ap;
+  va_start(ap, fmt);
+  int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  va_end(ap);
+  if (k < 0) return;
+  if ((size_t)k < sizeof tmp) {
+    sb_putn(b, tmp, (size_t)k);
+    return;
+  }
+  char *big = mt_alloc((size_t)k + 1);
+  va_start(ap, fmt);
+  vsnprintf(big, (size_t)k + 1, fmt, ap);
+  va_end(ap);
+  sb_putn(b, big, (size_t)k);
+  mt_free(big);
+}
+
+void sb_json_str(strbuf *b, const char *s) {
+  sb_putc(b, '"');
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+    case '"': sb_puts(b, "\\\""); break;
+    case '\\': sb_puts(b, "\\\\"); break;
+    case '\n': sb_puts(b, "\\n"); break;
+    case '\t': sb_puts(b, "\\t"); break;
+    case '\r': sb_puts(b, "\\r"); break;
+    default:
+      if (*p < 0x20) sb_printf(b, "\\u%04x", *p);
+      else sb_putc(b, (char)*p);
+    }
+  }
+  sb_putc(b, '"');
+}
+
+void sb_free(strbuf *b) {
+  mt_free(b->s);
+  b->s = NULL;
+  b->n = b->cap = 0;
+}
+
+char *sb_take(strbuf *b) {
+  char *s = b->s ? b->s : mt_strdup("");
+  b->s = NULL;
+  b->n = b->cap = 0;
+  return s;
+}
+
+struct arena_block {
+  arena_block *next;
+  size_t used, cap;
+  _Alignas(16) unsigned char data[];
+};
+
+void *arena_alloc(arena *a, size_t n) {
+  n = (n + 15) & ~(size_t)15;
+  if (!a->head || a->head->used + n > a->head->cap) {
+    size_t cap = n > 65536 ? n : 65536;
+    arena_block *b = mt_alloc(sizeof *b + cap);
+    b->next = a->head;
+    b->used = 0;
+    b->cap = cap;
+    a->head = b;
+  }
+  void *p = a->head->data + a->head->used;
+  a->head->used += n;
+  memset(p, 0, n);
+  return p;
+}
+
+char *arena_strndup(arena *a, const char *s, size_t n) {
+  char *d = arena_alloc(a, n + 1);
+  memcpy(d, s, n);
+  d[n] = 0;
+  return d;
+}
+
+void arena_free(arena *a) {
+  while (a->head) {
+    arena_block *n = a->head->next;
+    mt_free(a->head);
+    a->head = n;
+  }
+}
+
+/* FNV-1a over 8-byte words with a final avalanche: one pass, stable across runs. */
+uint64_t mt_hash_bytes(const void *p, size_t n, uint64_t seed) {
+  const unsigned char *s = p;
+  uint64_t h = 0xcbf29ce484222325ull ^ seed;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t w;
+    memcpy(&w, s + i, 8);
+    h = (h ^ w) * 0x100000001b3ull;
+    h ^= h >> 29;
+  }
+  for (; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ull;
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ull;
+  h ^= h >> 33;
+  return h;
+}

@@ -1,0 +1,61 @@
+/* util.h -- allocation, growable buffers and small helpers shared by every stage. */
+#ifndef MENTAT_UTIL_H
+#define MENTAT_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The one allocation entry point (like lua_Alloc).  n == 0 frees.  Running
+ * out of memory is not a recoverable condition in this program: it prints one
+ * line and aborts, so no caller has to test for NULL. */
+void *mt_realloc(void *p, size_t n);
+#define mt_alloc(n) mt_realloc(NULL, (n))
+#define mt_free(p) ((void)mt_realloc((p), 0))
+void *mt_calloc(size_t n, size_t size);
+char *mt_strdup(const char *s);
+char *mt_strndup(const char *s, size_t n);
+
+/* Growable array: `T *v; size_t n, cap;` with VEC_PUSH(v, n, cap, x). */
+#define VEC_GROW(v, n, cap)                                                        \
+  do {                                                                             \
+    if ((n) >= (cap)) {                                                            \
+      (cap) = (cap) ? (cap) * 2 : 8;                                               \
+      (v) = mt_realloc((v), (cap) * sizeof *(v));                                  \
+    }                                                                              \
+  } while (0)
+#define VEC_PUSH(v, n, cap, x)                                                     \
+  do {                                                                             \
+    VEC_GROW(v, n, cap);                                                           \
+    (v)[(n)++] = (x);                                                              \
+  } while (0)
+
+/* A growable string buffer. */
+typedef struct strbuf {
+  char *s;
+  size_t n, cap;
+} strbuf;
+void sb_putc(strbuf *b, char c);
+void sb_puts(strbuf *b, const char *s);
+void sb_putn(strbuf *b, const char *s, size_t n);
+void sb_printf(strbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void sb_json_str(strbuf *b, const char *s); /* quoted, escaped JSON string */
+void sb_free(strbuf *b);
+char *sb_take(strbuf *b); /* returns the NUL-terminated string, resets b */
+
+/* An arena: many small allocations freed together. */
+typedef struct arena_block arena_block;
+typedef struct arena {
+  arena_block *head;
+} arena;
+void *arena_alloc(arena *a, size_t n); /* zeroed, 16-byte aligned */
+char *arena_strndup(arena *a, const char *s, size_t n);
+void arena_free(arena *a);
+
+uint64_t mt_hash_bytes(const void *p, size_t n, uint64_t seed); /* 64-bit, one pass */
+
+#endif
