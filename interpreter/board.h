@@ -1,0 +1,417 @@
+/* board.h -- the generic board model: what the rules run against.
+ *
+ * Pipeline stage: below the VM.  Two halves:
+ *
+ *  - board_def: the immutable definition of a game's components, loaded from
+ *    YAML by data.c (areas with sectors and borders, tags, attributes, pools,
+ *    token kinds, variables, piles, cards, factions, leaders) plus the tables
+ *    precomputed from it (distances, storm-dependent reachability).  Heap
+ *    object: board_def_new / board_def_free.
+ *
+ *  - the state: ONE flat block of bytes (no pointers), sized by a
+ *    board_layout computed from a def, the factions in the game and the
+ *    variables the rules declare.  Cloning is memcpy, hashing one pass.
+ *
+ * Nothing here knows the game being modelled: "reserves", "spice", "storm",
+ * "stronghold" are names that come from the data.  Indices are small ints in
+ * file order; every name lookup returns -1 when the name is unknown.
+ */
+#ifndef MENTAT_BOARD_H
+#define MENTAT_BOARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "util.h"
+
+#define BOARD_MAX_AREAS 64     /* area sets are uint64_t bitsets */
+#define BOARD_MAX_SECTORS 32   /* sector sets are uint32_t bitsets */
+#define BOARD_MAX_TAGS 32      /* an area's tags are a uint32_t bitset */
+#define BOARD_MAX_FACTIONS 32  /* faction sets are uint32_t bitsets */
+#define BOARD_MAX_KINDS 16
+#define BOARD_MAX_SECTIONS 1024
+#define BOARD_MAX_CARDS 4096
+#define BOARD_NO_SECTOR (-1)
+#define BOARD_NONE (-1)        /* "no faction/area/sector" value of a reference variable */
+
+/* ---- the definition ---------------------------------------------------- */
+
+/* Value types of attributes and variables.  Reference types hold an index
+ * (or -1 for none); enums hold an index into the declared values. */
+typedef enum {
+  BT_INT,
+  BT_BOOL,
+  BT_AREA,
+  BT_SECTOR,
+  BT_FACTION,
+  BT_LEADER,
+  BT_ENUM
+} board_type;
+
+/* A declared attribute (of areas, factions or cards). */
+typedef struct board_attr {
+  char *name;
+  board_type type;
+  char **values; /* BT_ENUM only */
+  int nvalues;
+  int32_t dflt;
+} board_attr;
+
+typedef enum { BS_GLOBAL, BS_FACTION, BS_SECTION } board_scope;
+typedef enum { BV_COUNTER, BV_MARKER, BV_FLAG } board_varkind;
+
+/* A variable of the state: a counter (never negative), a marker (any value)
+ * or a flag (0/1); `len` cells per instance (rule-declared arrays). */
+typedef struct board_var {
+  char *name;
+  board_scope scope;
+  board_varkind kind;
+  board_type type; /* how it is shown and saved */
+  char **values;   /* BT_ENUM */
+  int nvalues;
+  int32_t initial;
+  int len;
+} board_var;
+
+typedef struct board_area {
+  char *id, *name;
+  uint32_t tags;     /* bitset over def->tags */
+  uint32_t sectors;  /* bitset of the sectors it spans */
+  int first_section; /* its sections are first_section .. +nsections-1 */
+  int nsections;
+  uint64_t borders;  /* area-level borders */
+  int32_t *attrs;    /* def->narea_attrs values */
+} board_area;
+
+/* An area section: the part of an area lying in one sector (sector -1 for
+ * an area in no sector, which has exactly one section). */
+typedef struct board_section {
+  int area;
+  int sector;
+  int *borders; /* section indices */
+  int nborders;
+} board_section;
+
+typedef struct board_pool {
+  char *name;
+  board_scope scope; /* BS_GLOBAL or BS_FACTION */
+} board_pool;
+
+typedef struct board_pile {
+  char *name;
+  board_scope scope; /* BS_GLOBAL or BS_FACTION */
+} board_pile;
+
+typedef struct board_deck {
+  char *name;
+  int pile;        /* initial pile (global) */
+  int first_card;  /* cards first_card .. +ncards-1 */
+  int ncards;
+} board_deck;
+
+typedef struct board_card {
+  char *id, *name;
+  int deck;
+  int instance;  /* 1-based among cards with the same id */
+  int ninstances;
+  int faction;   /* def faction it belongs to, or -1: in every game */
+  int32_t *attrs;
+} board_card;
+
+typedef struct board_leader {
+  char *id, *name;
+  int faction; /* def faction index */
+  int strength;
+} board_leader;
+
+/* One starting placement: COUNT tokens of KIND to a section or pool, or a
+ * per-faction variable set to COUNT. */
+typedef enum { START_SECTION, START_POOL, START_VAR } board_start_kind;
+typedef struct board_start {
+  board_start_kind what;
+  int target; /* section, pool or variable index */
+  int kind;   /* token kind */
+  int32_t count;
+} board_start;
+
+typedef struct board_start_option {
+  uint64_t areas;
+  int count;
+} board_start_option;
+
+typedef struct board_faction {
+  char *id, *name;
+  int32_t *attrs;          /* def->nfaction_attrs values */
+  int32_t forces[BOARD_MAX_KINDS]; /* tokens per kind */
+  uint32_t kinds;          /* kinds this faction has (bit per kind) */
+  int default_kind;        /* the first kind of its sheet */
+  int first_leader, nleaders;
+  board_start *start;
+  int nstart;
+  board_start_option *options;
+  int noptions;
+} board_faction;
+
+typedef struct board_def board_def;
+struct board_def {
+  int nsectors;
+  char **tags;
+  int ntags;
+  board_attr *area_attrs, *faction_attrs, *card_attrs;
+  int narea_attrs, nfaction_attrs, ncard_attrs;
+  board_pool *pools;
+  int npools;
+  char **kinds;
+  int nkinds;
+  char **leader_status;
+  int nleader_status;
+  board_var *vars;
+  int nvars;
+  board_area *areas;
+  int nareas;
+  board_section *sections;
+  int nsections;
+  board_pile *piles;
+  int npiles;
+  board_deck *decks;
+  int ndecks;
+  board_card *cards;
+  int ncards;
+  board_faction *factions;
+  int nfactions;
+  board_leader *leaders;
+  int nleaders;
+  int initial_pool; /* where unplaced tokens start, or -1 */
+  int storm_var;    /* global variable holding the storm sector, or -1 */
+  int leader_deck;  /* deck generated from leaders (traitor cards), or -1 */
+  int leader_attr;  /* card attribute set to the leader, or -1 */
+  /* precomputed by board_def_finish */
+  bool finished;
+  uint8_t *area_dist;    /* [a*nareas+b], storm-independent; 255 = unreachable */
+  uint8_t *sect_dist;    /* [(storm+1)*ns*ns + s*ns + t] 0-1 distances; storm -1 = none */
+};
+
+board_def *board_def_new(void);
+void board_def_free(board_def *def);
+/* Builds the derived tables (section lists, distances per storm position).
+ * data.c calls it once everything is loaded and validated. */
+void board_def_finish(board_def *def);
+
+int board_area_index(const board_def *def, const char *id);
+int board_tag_index(const board_def *def, const char *name);
+int board_pool_index(const board_def *def, const char *name);
+int board_kind_index(const board_def *def, const char *name);
+int board_var_index(const board_def *def, const char *name);
+int board_pile_index(const board_def *def, const char *name);
+int board_deck_index(const board_def *def, const char *name);
+int board_faction_index(const board_def *def, const char *id);
+int board_leader_index(const board_def *def, const char *id);
+int board_leader_status_index(const board_def *def, const char *name);
+/* First card with this id (instance 1), or -1; "id#k" names instance k. */
+int board_card_index(const board_def *def, const char *name);
+int board_area_attr_index(const board_def *def, const char *name);
+int board_faction_attr_index(const board_def *def, const char *name);
+int board_card_attr_index(const board_def *def, const char *name);
+/* The section of AREA in SECTOR (any section if the area has no sector and
+ * SECTOR is -1), or -1.  "area@sector" / "area" parsing: */
+int board_section_of(const board_def *def, int area, int sector);
+int board_section_parse(const board_def *def, const char *ref);
+/* Writes "area@sector" (or "area") into buf; returns buf. */
+const char *board_section_name(const board_def *def, int section, char *buf, size_t n);
+
+static inline bool board_area_has_tag(const board_def *def, int area, int tag) {
+  return tag >= 0 && (def->areas[area].tags >> tag) & 1u;
+}
+static inline int32_t board_area_attr(const board_def *def, int area, int attr) {
+  return def->areas[area].attrs[attr];
+}
+/* Areas carrying TAG (bitset). */
+uint64_t board_areas_with_tag(const board_def *def, int tag);
+
+/* ---- storm-independent geometry --------------------------------------- */
+
+bool board_borders(const board_def *def, int a, int b);
+/* Borders between two sections (section level). */
+bool board_sections_border(const board_def *def, int s, int t);
+/* Number of area-level borders to cross from A to B (0 for A == B), or -1. */
+int board_area_distance(const board_def *def, int a, int b);
+/* Areas at most N borders away from AREA (AREA included).  Ignores storm. */
+uint64_t board_within(const board_def *def, int area, int n);
+/* The sectors a storm moving MOVES sectors from FROM passes through or stops
+ * in: from+1 .. from+moves (mod nsectors).  Sectors are numbered in the
+ * direction the storm moves.  moves >= nsectors gives every sector. */
+uint32_t board_storm_path(const board_def *def, int from_sector, int moves);
+
+/* ---- movement with a storm --------------------------------------------
+ * Movement is counted in area borders crossed; moving between sections of
+ * one area is free but goes section to section along section borders, so a
+ * partly stormed area can be crossed through its unstormed sections.  A
+ * section is impassable when its sector is in STORM (a sector bitset; areas
+ * in no sector are never in storm) and every section of an area in BLOCKED
+ * is impassable (an occupancy limit; the caller decides which areas).  The
+ * starting sections are never blocked by BLOCKED, but a start section in
+ * storm cannot move.  Distances are precomputed for "no storm" and for each
+ * single-sector storm; other combinations are searched on the fly. */
+uint64_t board_reachable_from_section(const board_def *def, int section, int n, uint32_t storm,
+                                      uint64_t blocked);
+/* From any unstormed section of AREA. */
+uint64_t board_reachable(const board_def *def, int area, int n, uint32_t storm, uint64_t blocked);
+/* Least number of borders from (any unstormed section of) A to B, or -1. */
+int board_distance(const board_def *def, int a, int b, uint32_t storm, uint64_t blocked);
+int board_section_distance(const board_def *def, int from_section, int to_area, uint32_t storm,
+                           uint64_t blocked);
+
+/* ---- the state layout --------------------------------------------------- */
+
+/* A variable declared by the rules, appended to the data's variables. */
+typedef struct board_var_decl {
+  const char *name;
+  board_scope scope; /* BS_GLOBAL or BS_FACTION */
+  int len;           /* cells; 1 for a scalar */
+} board_var_decl;
+
+typedef struct board_layout {
+  const board_def *def; /* borrowed; must outlive the layout */
+  int nf;               /* factions in the game */
+  int faction[BOARD_MAX_FACTIONS]; /* game faction -> def faction */
+  int game_faction[BOARD_MAX_FACTIONS]; /* def faction -> game faction or -1 */
+  board_var *vars;      /* def vars followed by the rule-declared ones */
+  int nvars;
+  size_t *var_off;      /* byte offset of each variable's first cell */
+  int nslots;           /* (owner, kind) slots */
+  int slot[BOARD_MAX_FACTIONS][BOARD_MAX_KINDS]; /* -1 when the faction lacks the kind */
+  int slot_owner[BOARD_MAX_FACTIONS * BOARD_MAX_KINDS], slot_kind[BOARD_MAX_FACTIONS * BOARD_MAX_KINDS];
+  int nlocs;            /* sections, then pool instances */
+  int *pool_loc;        /* [pool] first location of each pool */
+  int npile_slots;
+  int *pile_slot;       /* [pile] first pile slot */
+  int *pile_of_slot;    /* [pile slot] pile */
+  int *owner_of_slot;   /* [pile slot] game faction or -1 */
+  size_t off_rng, off_vars, off_stacks, off_card_pile, off_card_pos, off_pile_n, off_leaders,
+      off_ext;
+  size_t ext_words;
+  size_t size;          /* bytes in a state block */
+} board_layout;
+
+/* FACTIONS: def faction indices, in game order (that order is the game
+ * faction index everywhere below).  EXTRA: rule-declared variables (may be
+ * NULL).  EXT_WORDS: int32 words reserved for the caller (the VM's
+ * continuation).  Returns NULL (and fills ERR) on a bad faction list or a
+ * name clash. */
+board_layout *board_layout_new(const board_def *def, const int *factions, int nf,
+                               const board_var_decl *extra, int nextra, size_t ext_words,
+                               strbuf *err);
+void board_layout_free(board_layout *L);
+
+/* ---- the state block ----------------------------------------------------- */
+
+/* Leader record in the state. */
+typedef struct board_leader_state {
+  int8_t status; /* index into def->leader_status */
+  int8_t holder; /* game faction holding it (the owner unless captured), -1 none */
+  int8_t area;   /* area where it is (was) used, -1 none */
+  int8_t used;   /* used this turn */
+} board_leader_state;
+
+/* Error codes of the mutation helpers: they leave the state untouched. */
+enum { BOARD_OK = 0, BOARD_ERANGE = -1, BOARD_ESHORT = -2, BOARD_EKIND = -3, BOARD_ENEG = -4 };
+
+/* Creates the start position: every variable at its initial value, each
+ * faction's tokens where its sheet puts them (the rest in the initial pool),
+ * its starting variables, every card in its deck's pile in file order (cards
+ * of factions not in the game in no pile), leaders available, the random
+ * generator seeded.  ST must hold L->size bytes. */
+void board_state_init(const board_layout *L, unsigned char *st, uint64_t seed);
+static inline void board_state_clone(const board_layout *L, unsigned char *dst,
+                                     const unsigned char *src) {
+  memcpy(dst, src, L->size);
+}
+uint64_t board_state_hash(const board_layout *L, const unsigned char *st);
+
+/* Locations: a section index, or a pool instance. */
+int board_loc_pool(const board_layout *L, int pool, int owner);
+static inline int board_loc_section(int section) { return section; }
+int board_loc_is_pool(const board_layout *L, int loc, int *pool, int *owner);
+
+/* Token counts.  OWNER is a game faction, KIND a def kind. */
+int board_tokens(const board_layout *L, const unsigned char *st, int loc, int owner, int kind);
+int board_set_tokens(const board_layout *L, unsigned char *st, int loc, int owner, int kind, int n);
+/* Moves N tokens; BOARD_ESHORT if fewer are there, BOARD_EKIND if the owner
+ * has no such kind or a faction pool would receive another owner's tokens. */
+int board_move_tokens(const board_layout *L, unsigned char *st, int owner, int kind, int from,
+                      int to, int n);
+/* Tokens of OWNER of the kinds in KINDS (bitset; 0 means all kinds) in AREA. */
+int board_tokens_in_area(const board_layout *L, const unsigned char *st, int area, int owner,
+                         uint32_t kinds);
+/* Game factions with tokens of KINDS in AREA / in SECTION (bitsets). */
+uint32_t board_factions_in_area(const board_layout *L, const unsigned char *st, int area,
+                                uint32_t kinds);
+uint32_t board_factions_in_section(const board_layout *L, const unsigned char *st, int section,
+                                   uint32_t kinds);
+/* Areas where OWNER has tokens of KINDS. */
+uint64_t board_occupied(const board_layout *L, const unsigned char *st, int owner, uint32_t kinds);
+/* OWNER is the only faction with tokens of KINDS in AREA. */
+bool board_controls(const board_layout *L, const unsigned char *st, int owner, int area,
+                    uint32_t kinds);
+
+/* Variables.  INDEX selects the faction (BS_FACTION), the section
+ * (BS_SECTION) or 0 (BS_GLOBAL); CELL the cell of an array variable. */
+int32_t board_var_get(const board_layout *L, const unsigned char *st, int var, int index, int cell);
+int board_var_set(const board_layout *L, unsigned char *st, int var, int index, int cell, int32_t v);
+/* Adds DELTA; a counter refuses to go negative (BOARD_ENEG). */
+int board_var_add(const board_layout *L, unsigned char *st, int var, int index, int32_t delta);
+/* Sum of a section variable over the sections of AREA. */
+int32_t board_var_area_total(const board_layout *L, const unsigned char *st, int var, int area);
+
+/* Storm: the sectors under the storm (the storm marker's sector, if the data
+ * names one and it is on the board). */
+uint32_t board_storm_sectors(const board_layout *L, const unsigned char *st);
+bool board_section_in_storm(const board_layout *L, const unsigned char *st, int section);
+
+/* Piles and cards.  A pile slot is a pile instance (a faction pile has one
+ * per game faction).  Position 0 is the bottom; the top is count-1. */
+int board_pile_slot(const board_layout *L, int pile, int owner);
+int board_pile_count(const board_layout *L, const unsigned char *st, int pile_slot);
+/* Card at POS of the pile, or -1. */
+int board_pile_card(const board_layout *L, const unsigned char *st, int pile_slot, int pos);
+static inline int board_pile_top(const board_layout *L, const unsigned char *st, int pile_slot) {
+  return board_pile_card(L, st, pile_slot, board_pile_count(L, st, pile_slot) - 1);
+}
+/* The pile slot holding CARD (-1: not in the game) and its position. */
+int board_card_pile(const board_layout *L, const unsigned char *st, int card, int *pos);
+/* Moves CARD to position POS of the pile slot (-1 or >= count: on top). */
+int board_card_move(const board_layout *L, unsigned char *st, int card, int pile_slot, int pos);
+void board_pile_shuffle(const board_layout *L, unsigned char *st, int pile_slot);
+
+/* Leaders. */
+board_leader_state board_leader_get(const board_layout *L, const unsigned char *st, int leader);
+int board_leader_set(const board_layout *L, unsigned char *st, int leader, board_leader_state s);
+
+/* Random generator (xoshiro256**, inside the state). */
+uint64_t board_rng_next(const board_layout *L, unsigned char *st);
+/* Uniform in [0, n) without modulo bias; n > 0. */
+uint64_t board_rng_below(const board_layout *L, unsigned char *st, uint64_t n);
+
+/* The caller's extension region (int32 words). */
+static inline int32_t *board_ext(const board_layout *L, unsigned char *st) {
+  return (int32_t *)(void *)(st + L->off_ext);
+}
+
+/* ---- saved positions (state.c) ------------------------------------------
+ * A position is saved as YAML by name (docs/state-format.md).  state_save
+ * appends the document to OUT.  state_load parses one (NAME/TEXT/LEN, or a
+ * file) against DEF; the factions come from the document, EXTRA/EXT_WORDS as
+ * for board_layout_new.  On success returns a new layout and sets *ST to a
+ * new state block (mt_free it); on errors reports to D and returns NULL. */
+struct diag;
+void state_save(const board_layout *L, const unsigned char *st, strbuf *out);
+board_layout *state_load_text(const board_def *def, const board_var_decl *extra, int nextra,
+                              size_t ext_words, const char *name, const char *text, size_t len,
+                              struct diag *d, unsigned char **st);
+board_layout *state_load_file(const board_def *def, const board_var_decl *extra, int nextra,
+                              size_t ext_words, const char *path, struct diag *d,
+                              unsigned char **st);
+
+#endif

@@ -1,0 +1,1768 @@
+/* data.c -- libyaml loaders for the component files (board, decks, factions).
+ *
+ * Pipeline stage: loading, before anything runs.  libyaml's event API
+ * (STYLE.md 3.3) feeds a small recursive reader: `yr_next` pulls one event
+ * and enforces what libyaml does not (no aliases or anchors, no tags, at most
+ * DATA_MAX_DEPTH nested collections); `map_key` walks a mapping and rejects
+ * duplicate keys, which libyaml accepts silently.  Each file is read into
+ * "raw" records of scalars with their spans (in an arena), then checked and
+ * resolved into the board_def, so every diagnostic points at the offending
+ * scalar whatever order the keys were written in.
+ *
+ * Errors never stop the load of a file early unless the YAML itself is
+ * broken; the caller learns from the return value that the def is unusable.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "data.h"
+
+#include <dirent.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <yaml.h>
+
+/* A scalar as read: text (arena, NUL-terminated), span, plain or quoted. */
+typedef struct ys {
+  const char *s;
+  size_t len;
+  mt_span sp;
+  bool plain;
+} ys;
+
+typedef struct ysv {
+  ys *v;
+  size_t n, cap;
+} ysv;
+
+/* A leader reference in a card attribute, resolved when factions are in. */
+typedef struct pending {
+  int card, attr;
+  ys v;
+} pending;
+
+typedef struct deck_extra {
+  ys from_leaders; /* attribute name, or s == NULL */
+  ys *dkeys, *dvals; /* deck-level attribute defaults */
+  size_t nd;
+} deck_extra;
+
+struct data_loader {
+  board_def *def;
+  diag *d;
+  arena ar;
+  int errors;
+  pending *pend;
+  size_t npend, cappend;
+  deck_extra *dx; /* per deck */
+  size_t ndx, capdx;
+};
+
+/* The event reader over one file. */
+typedef struct yr {
+  data_loader *ld;
+  yaml_parser_t p;
+  yaml_event_t ev;
+  bool have, fatal;
+  uint32_t file;
+  const char *text;
+  size_t len;
+  int depth;
+} yr;
+
+#define AVEC_PUSH(ar, v, n, cap, x)                                                 \
+  do {                                                                              \
+    if ((n) >= (cap)) {                                                             \
+      size_t nc_ = (cap) ? (cap) * 2 : 8;                                           \
+      void *nv_ = arena_alloc((ar), nc_ * sizeof *(v));                             \
+      if (n) memcpy(nv_, (v), (n) * sizeof *(v));                                   \
+      (v) = nv_;                                                                    \
+      (cap) = nc_;                                                                  \
+    }                                                                               \
+    (v)[(n)++] = (x);                                                               \
+  } while (0)
+
+/* ---- diagnostics -------------------------------------------------------------- */
+
+static void lerr(data_loader *ld, mt_span sp, const char *fmt, ...) MT_PRINTF(3, 4);
+static void lerr(data_loader *ld, mt_span sp, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report(ld->d, DIAG_ERROR, sp, fmt, ap);
+  va_end(ap);
+  ld->errors++;
+}
+
+static void lnote(data_loader *ld, mt_span sp, const char *fmt, ...) MT_PRINTF(3, 4);
+static void lnote(data_loader *ld, mt_span sp, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  diag_report(ld->d, DIAG_NOTE, sp, fmt, ap);
+  va_end(ap);
+}
+
+/* libyaml marks count characters; diagnostics want byte offsets.  Walk the
+ * mark's column in UTF-8 characters from the start of its line. */
+static uint32_t mark_off(const yr *r, yaml_mark_t m) {
+  uint32_t off = diag_offset(r->ld->d, r->file, (uint32_t)m.line + 1, 1);
+  size_t col = m.column;
+  while (col > 0 && off < r->len && r->text[off] != '\n') {
+    off++;
+    while (off < r->len && ((unsigned char)r->text[off] & 0xC0) == 0x80) off++;
+    col--;
+  }
+  return off;
+}
+
+static mt_span ev_span(const yr *r) {
+  mt_span sp = {r->file, mark_off(r, r->ev.start_mark), mark_off(r, r->ev.end_mark)};
+  if (sp.end <= sp.start) sp.end = sp.start + 1;
+  return sp;
+}
+
+/* Reports libyaml's own error: a reader error (bad encoding) has only a byte
+ * offset; scanner and parser errors have a mark and often a context. */
+static void parser_error(yr *r) {
+  yaml_parser_t *p = &r->p;
+  const char *problem = p->problem ? p->problem : "malformed YAML";
+  if (p->error == YAML_READER_ERROR) {
+    uint32_t off = (uint32_t)(p->problem_offset < r->len ? p->problem_offset : r->len);
+    mt_span sp = {r->file, off, off + 1};
+    if (p->problem_value != -1)
+      lerr(r->ld, sp, "invalid UTF-8 at byte offset %zu (%s: 0x%02x)", p->problem_offset, problem,
+           (unsigned)p->problem_value & 0xffu);
+    else lerr(r->ld, sp, "invalid input at byte offset %zu (%s)", p->problem_offset, problem);
+    return;
+  }
+  mt_span sp = {r->file, mark_off(r, p->problem_mark), 0};
+  sp.end = sp.start + 1;
+  lerr(r->ld, sp, "YAML syntax error: %s", problem);
+  if (p->context) {
+    mt_span cs = {r->file, mark_off(r, p->context_mark), 0};
+    cs.end = cs.start + 1;
+    lnote(r->ld, cs, "%s", p->context);
+  }
+}
+
+/* ---- the event reader ---------------------------------------------------------------- */
+
+/* Pulls the next event.  Returns false (and marks the file fatal) on a YAML
+ * error, an alias, an anchor, a tag or nesting deeper than the limit. */
+static bool yr_next(yr *r) {
+  if (r->fatal) return false;
+  if (r->have) {
+    yaml_event_delete(&r->ev);
+    r->have = false;
+  }
+  if (!yaml_parser_parse(&r->p, &r->ev)) {
+    parser_error(r);
+    r->fatal = true;
+    return false;
+  }
+  r->have = true;
+  const yaml_char_t *anchor = NULL, *tag = NULL;
+  switch (r->ev.type) {
+  case YAML_ALIAS_EVENT:
+    lerr(r->ld, ev_span(r), "aliases are not allowed in component files");
+    r->fatal = true;
+    return false;
+  case YAML_SCALAR_EVENT:
+    anchor = r->ev.data.scalar.anchor;
+    tag = r->ev.data.scalar.tag;
+    break;
+  case YAML_SEQUENCE_START_EVENT:
+  case YAML_MAPPING_START_EVENT:
+    if (r->ev.type == YAML_SEQUENCE_START_EVENT) {
+      anchor = r->ev.data.sequence_start.anchor;
+      tag = r->ev.data.sequence_start.tag;
+    } else {
+      anchor = r->ev.data.mapping_start.anchor;
+      tag = r->ev.data.mapping_start.tag;
+    }
+    if (++r->depth > DATA_MAX_DEPTH && !anchor && !tag) {
+      lerr(r->ld, ev_span(r), "nesting deeper than %d levels", DATA_MAX_DEPTH);
+      r->fatal = true;
+      return false;
+    }
+    break;
+  case YAML_SEQUENCE_END_EVENT:
+  case YAML_MAPPING_END_EVENT:
+    r->depth--;
+    break;
+  default:
+    break;
+  }
+  if (anchor) {
+    lerr(r->ld, ev_span(r), "anchors (&%s) are not allowed in component files", (const char *)anchor);
+    r->fatal = true;
+    return false;
+  }
+  if (tag) {
+    lerr(r->ld, ev_span(r), "tags (%s) are not allowed in component files", (const char *)tag);
+    r->fatal = true;
+    return false;
+  }
+  return true;
+}
+
+/* Skips the value whose first event is current; leaves its last current. */
+static void yr_skip(yr *r) {
+  if (r->ev.type != YAML_SEQUENCE_START_EVENT && r->ev.type != YAML_MAPPING_START_EVENT) return;
+  int target = r->depth - 1;
+  while (r->depth > target && yr_next(r)) {
+  }
+}
+
+static bool is_scalar(const yr *r) { return r->have && r->ev.type == YAML_SCALAR_EVENT; }
+
+/* Copies the current scalar into the arena.  A NUL byte inside is refused. */
+static bool yr_scalar(yr *r, ys *out) {
+  size_t n = r->ev.data.scalar.length;
+  const char *s = (const char *)r->ev.data.scalar.value;
+  out->sp = ev_span(r);
+  out->plain = r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+  out->s = arena_strndup(&r->ld->ar, s, n);
+  out->len = n;
+  if (strlen(out->s) != n) {
+    lerr(r->ld, out->sp, "NUL byte inside a string");
+    out->s = "";
+    out->len = 0;
+    return false;
+  }
+  return true;
+}
+
+/* "found ..." wording for the current event. */
+static const char *found(yr *r, char *buf, size_t n) {
+  switch (r->ev.type) {
+  case YAML_SCALAR_EVENT: {
+    const char *s = (const char *)r->ev.data.scalar.value;
+    if (r->ev.data.scalar.length == 0) return "nothing";
+    snprintf(buf, n, "'%.40s%s'", s, r->ev.data.scalar.length > 40 ? "..." : "");
+    return buf;
+  }
+  case YAML_SEQUENCE_START_EVENT: return "a sequence";
+  case YAML_MAPPING_START_EVENT: return "a mapping";
+  default: return "the end of the file";
+  }
+}
+
+static bool expect_map(yr *r, const char *what) {
+  if (r->have && r->ev.type == YAML_MAPPING_START_EVENT) return true;
+  char buf[64];
+  if (r->have) lerr(r->ld, ev_span(r), "expected a mapping for %s, found %s", what, found(r, buf, sizeof buf));
+  yr_skip(r);
+  return false;
+}
+
+static bool expect_seq(yr *r, const char *what) {
+  if (r->have && r->ev.type == YAML_SEQUENCE_START_EVENT) return true;
+  char buf[64];
+  if (r->have) lerr(r->ld, ev_span(r), "expected a sequence for %s, found %s", what, found(r, buf, sizeof buf));
+  yr_skip(r);
+  return false;
+}
+
+static bool expect_scalar(yr *r, const char *what, ys *out) {
+  if (is_scalar(r)) return yr_scalar(r, out);
+  char buf[64];
+  if (r->have) lerr(r->ld, ev_span(r), "expected a single value for %s, found %s", what, found(r, buf, sizeof buf));
+  yr_skip(r);
+  return false;
+}
+
+typedef struct keyseen {
+  ys *k;
+  size_t n, cap;
+} keyseen;
+
+/* Advances to the next key of the mapping being walked and then to its
+ * value.  Returns false at the mapping's end (or on a fatal error).
+ * Duplicate and non-scalar keys are reported and their values skipped. */
+static bool map_key(yr *r, keyseen *ks, ys *key) {
+  for (;;) {
+    if (!yr_next(r) || r->ev.type == YAML_MAPPING_END_EVENT) return false;
+    if (r->ev.type != YAML_SCALAR_EVENT) {
+      lerr(r->ld, ev_span(r), "mapping keys must be single values");
+      yr_skip(r);
+      if (!yr_next(r)) return false;
+      yr_skip(r);
+      continue;
+    }
+    if (!yr_scalar(r, key)) {
+      if (!yr_next(r)) return false;
+      yr_skip(r);
+      continue;
+    }
+    bool dup = false;
+    for (size_t i = 0; i < ks->n && !dup; i++)
+      if (ks->k[i].len == key->len && memcmp(ks->k[i].s, key->s, key->len) == 0) {
+        lerr(r->ld, key->sp, "duplicate key '%s'", key->s);
+        lnote(r->ld, ks->k[i].sp, "first defined here");
+        dup = true;
+      }
+    if (!yr_next(r)) return false;
+    if (dup) {
+      yr_skip(r);
+      continue;
+    }
+    AVEC_PUSH(&r->ld->ar, ks->k, ks->n, ks->cap, *key);
+    return true;
+  }
+}
+
+static bool keyis(const ys *k, const char *s) { return strcmp(k->s, s) == 0; }
+
+static void unknown_key(yr *r, const ys *k, const char *where, const char *const *cands, size_t n) {
+  const char *sug = diag_suggest(k->s, cands, n);
+  if (sug) lerr(r->ld, k->sp, "unknown key '%s' in %s (did you mean '%s'?)", k->s, where, sug);
+  else {
+    strbuf b = {0};
+    for (size_t i = 0; i < n && i < 12; i++) sb_printf(&b, "%s%s", i ? ", " : "", cands[i]);
+    lerr(r->ld, k->sp, "unknown key '%s' in %s (expected one of: %s)", k->s, where, b.s ? b.s : "");
+    sb_free(&b);
+  }
+  yr_skip(r);
+}
+
+/* Reads a sequence of scalars into V (arena). */
+static void read_list(yr *r, const char *what, ysv *v) {
+  if (!expect_seq(r, what)) return;
+  while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
+    ys s;
+    if (expect_scalar(r, what, &s)) AVEC_PUSH(&r->ld->ar, v->v, v->n, v->cap, s);
+  }
+}
+
+/* ---- scalar conversions ---------------------------------------------------------------- */
+
+static bool ys_null(const ys *v) {
+  return v->plain && (v->len == 0 || !strcmp(v->s, "~") || !strcmp(v->s, "null") ||
+                      !strcmp(v->s, "Null") || !strcmp(v->s, "NULL"));
+}
+
+static bool ys_yaml_bool(const ys *v) {
+  static const char *const b[] = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
+                                  "true", "True", "TRUE", "false", "False", "FALSE",
+                                  "on", "On", "ON", "off", "Off", "OFF"};
+  if (!v->plain) return false;
+  for (size_t i = 0; i < sizeof b / sizeof *b; i++)
+    if (!strcmp(v->s, b[i])) return true;
+  return false;
+}
+
+static bool conv_int(data_loader *ld, const ys *v, const char *what, long lo, long hi, int32_t *out) {
+  if (!v->plain) {
+    lerr(ld, v->sp, "expected an integer for %s, found a quoted string", what);
+    return false;
+  }
+  if (ys_yaml_bool(v)) {
+    lerr(ld, v->sp, "expected an integer for %s, found '%s' (a YAML 1.1 boolean); write a number", what, v->s);
+    return false;
+  }
+  const char *s = v->s;
+  size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
+  bool ok = s[i] != 0;
+  for (size_t j = i; s[j]; j++) ok &= s[j] >= '0' && s[j] <= '9';
+  if (!ok) {
+    lerr(ld, v->sp, "expected an integer for %s, found '%.40s'", what, s);
+    return false;
+  }
+  long x = strlen(s) > 12 ? (s[0] == '-' ? -1000000000000L : 1000000000000L) : strtol(s, NULL, 10);
+  if (x < lo || x > hi) {
+    lerr(ld, v->sp, "%s out of range: %.40s (expected %ld..%ld)", what, s, lo, hi);
+    return false;
+  }
+  *out = (int32_t)x;
+  return true;
+}
+
+static bool conv_bool(data_loader *ld, const ys *v, const char *what, int32_t *out) {
+  if (v->plain && !strcmp(v->s, "true")) return *out = 1, true;
+  if (v->plain && !strcmp(v->s, "false")) return *out = 0, true;
+  if (ys_yaml_bool(v)) lerr(ld, v->sp, "write true or false for %s, not '%s'", what, v->s);
+  else lerr(ld, v->sp, "expected true or false for %s, found '%.40s'", what, v->s);
+  return false;
+}
+
+static bool valid_id(const char *s) {
+  if (!(s[0] >= 'a' && s[0] <= 'z')) return false;
+  for (size_t i = 1; s[i]; i++)
+    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_')) return false;
+  return strlen(s) < 64;
+}
+
+static bool check_id(data_loader *ld, const ys *v, const char *what) {
+  if (valid_id(v->s)) return true;
+  lerr(ld, v->sp, "'%.40s' is not a valid %s id (ids are snake_case: a-z, 0-9, '_', starting with a letter)", v->s, what);
+  return false;
+}
+
+static const char *type_name(board_type t) {
+  static const char *const n[] = {"int", "bool", "area", "sector", "faction", "leader", "enum"};
+  return n[t];
+}
+
+/* Names a reference that does not resolve, with a suggestion. */
+static void dangling(data_loader *ld, const ys *v, const char *what, char *const *names, size_t stride,
+                     int n) {
+  const char **c = mt_calloc((size_t)n + 1, sizeof *c);
+  for (int i = 0; i < n; i++) c[i] = *(char *const *)(const void *)((const char *)names + (size_t)i * stride);
+  const char *sug = diag_suggest(v->s, c, (size_t)n);
+  if (sug) lerr(ld, v->sp, "unknown %s '%.40s' (did you mean '%s'?)", what, v->s, sug);
+  else lerr(ld, v->sp, "unknown %s '%.40s'", what, v->s);
+  mt_free(c);
+}
+#define DANGLING(ld, v, what, arr, n, field) \
+  dangling((ld), (v), (what), (n) ? &(arr)[0].field : NULL, sizeof(arr)[0], (n))
+
+static int resolve_area(data_loader *ld, const ys *v) {
+  board_def *def = ld->def;
+  int a = board_area_index(def, v->s);
+  if (a < 0) {
+    if (def->nareas) DANGLING(ld, v, "territory", def->areas, def->nareas, id);
+    else lerr(ld, v->sp, "unknown territory '%.40s' (no board loaded)", v->s);
+  }
+  return a;
+}
+
+/* Converts V to a value of type T (enum VALUES).  Leader and faction
+ * references are not resolved here (return false without a message only if
+ * the caller must defer: *defer set). */
+static bool conv_value(data_loader *ld, const ys *v, board_type t, char **values, int nvalues,
+                       const char *what, int32_t *out) {
+  switch (t) {
+  case BT_INT: return conv_int(ld, v, what, INT32_MIN + 1L, INT32_MAX, out);
+  case BT_BOOL: return conv_bool(ld, v, what, out);
+  case BT_SECTOR:
+    if (ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
+    if (!conv_int(ld, v, what, INT32_MIN + 1L, INT32_MAX, out)) return false;
+    if (*out < 0 || *out >= ld->def->nsectors) {
+      lerr(ld, v->sp, "sector %d out of range (the board has sectors 0..%d)", *out, ld->def->nsectors - 1);
+      return false;
+    }
+    return true;
+  case BT_AREA:
+    if (ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
+    return (*out = resolve_area(ld, v)) >= 0;
+  case BT_FACTION:
+  case BT_LEADER:
+    if (ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
+    lerr(ld, v->sp, "a %s value here can only be none", type_name(t));
+    return false;
+  case BT_ENUM:
+    for (int i = 0; i < nvalues; i++)
+      if (!strcmp(values[i], v->s)) return *out = i, true;
+    {
+      const char *sug = diag_suggest(v->s, (const char *const *)values, (size_t)nvalues);
+      if (sug) lerr(ld, v->sp, "'%.40s' is not a value of %s (did you mean '%s'?)", v->s, what, sug);
+      else lerr(ld, v->sp, "'%.40s' is not a value of %s", v->s, what);
+    }
+    return false;
+  }
+  return false;
+}
+
+/* ---- file plumbing ------------------------------------------------------------------------ */
+
+/* Opens a reader on TEXT (registered with diag under NAME). */
+static void yr_open(yr *r, data_loader *ld, const char *name, const char *text, size_t len) {
+  memset(r, 0, sizeof *r);
+  r->ld = ld;
+  r->file = diag_add_source(ld->d, name, text, len);
+  r->text = diag_source_text(ld->d, r->file, &r->len);
+  yaml_parser_initialize(&r->p);
+  yaml_parser_set_input_string(&r->p, (const unsigned char *)r->text, r->len);
+}
+
+static void yr_close(yr *r) {
+  if (r->have) yaml_event_delete(&r->ev);
+  yaml_parser_delete(&r->p);
+}
+
+/* Positions the reader on the root mapping's start; false if there is none. */
+static bool yr_root(yr *r, const char *what) {
+  if (!yr_next(r) || r->ev.type != YAML_STREAM_START_EVENT) return false;
+  if (!yr_next(r)) return false;
+  if (r->ev.type == YAML_STREAM_END_EVENT) {
+    mt_span sp = {r->file, 0, 1};
+    lerr(r->ld, sp, "empty file: expected %s", what);
+    return false;
+  }
+  if (!yr_next(r)) return false;
+  return expect_map(r, what);
+}
+
+/* After the root mapping: exactly one document. */
+static void yr_end(yr *r) {
+  if (r->fatal) return;
+  if (!yr_next(r)) return; /* DOCUMENT_END */
+  if (!yr_next(r)) return;
+  if (r->ev.type != YAML_STREAM_END_EVENT)
+    lerr(r->ld, ev_span(r), "only one YAML document is allowed in a component file");
+}
+
+static char *read_file(data_loader *ld, const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    mt_span none = {DIAG_NOFILE, 0, 0};
+    lerr(ld, none, "cannot open '%s'", path);
+    return NULL;
+  }
+  strbuf b = {0};
+  char buf[65536];
+  size_t k;
+  while ((k = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&b, buf, k);
+  fclose(f);
+  *len = b.n;
+  return b.s ? b.s : mt_strdup("");
+}
+
+/* ---- declarations (board and decks files) ---------------------------------------------------- */
+
+typedef struct raw_decl { /* attribute or variable declaration */
+  ys name, type, scope, kind, dflt;
+  ysv values;
+  bool has_type, has_scope, has_kind, has_dflt, has_values;
+} raw_decl;
+
+static bool parse_type(data_loader *ld, const ys *v, board_type *t, unsigned allowed) {
+  static const char *const names[] = {"int", "bool", "area", "sector", "faction", "leader", "enum"};
+  for (int i = 0; i < 7; i++)
+    if (!strcmp(v->s, names[i]) && ((allowed >> i) & 1u)) return *t = (board_type)i, true;
+  const char *ok[7];
+  size_t n = 0;
+  for (int i = 0; i < 7; i++)
+    if ((allowed >> i) & 1u) ok[n++] = names[i];
+  const char *sug = diag_suggest(v->s, ok, n);
+  if (sug) lerr(ld, v->sp, "unknown type '%.40s' (did you mean '%s'?)", v->s, sug);
+  else lerr(ld, v->sp, "unknown or unsupported type '%.40s' here", v->s);
+  return false;
+}
+
+/* `name: type` or `name: { type:, values:, default:|initial:, scope:, kind: }`.
+ * IS_VAR selects the variable keys. */
+static void read_decl(yr *r, raw_decl *d, bool is_var) {
+  if (is_scalar(r)) {
+    yr_scalar(r, &d->type);
+    d->has_type = true;
+    return;
+  }
+  if (!expect_map(r, is_var ? "a variable" : "an attribute")) return;
+  keyseen ks = {0};
+  ys k;
+  static const char *const akeys[] = {"type", "values", "default"};
+  static const char *const vkeys[] = {"type", "values", "initial", "scope", "kind"};
+  while (map_key(r, &ks, &k)) {
+    if (keyis(&k, "type")) d->has_type = expect_scalar(r, "type", &d->type);
+    else if (keyis(&k, "values")) d->has_values = true, read_list(r, "values", &d->values);
+    else if (keyis(&k, is_var ? "initial" : "default")) d->has_dflt = expect_scalar(r, "a value", &d->dflt);
+    else if (is_var && keyis(&k, "scope")) d->has_scope = expect_scalar(r, "scope", &d->scope);
+    else if (is_var && keyis(&k, "kind")) d->has_kind = expect_scalar(r, "kind", &d->kind);
+    else unknown_key(r, &k, is_var ? "a variable" : "an attribute", is_var ? vkeys : akeys, is_var ? 5 : 3);
+  }
+}
+
+static char **ysv_ids(data_loader *ld, const ysv *v, const char *what) {
+  char **out = mt_calloc(v->n + 1, sizeof *out);
+  for (size_t i = 0; i < v->n; i++) {
+    check_id(ld, &v->v[i], what);
+    for (size_t j = 0; j < i; j++)
+      if (!strcmp(v->v[j].s, v->v[i].s)) lerr(ld, v->v[i].sp, "'%s' is listed twice", v->v[i].s);
+    out[i] = mt_strdup(v->v[i].s);
+  }
+  return out;
+}
+
+/* Turns declarations into board_attrs; ALLOWED is a bitset of board_type. */
+static void make_attrs(data_loader *ld, raw_decl *raw, size_t n, board_attr **out, int *nout,
+                       unsigned allowed, const char *what) {
+  *out = mt_calloc(n + 1, sizeof **out);
+  *nout = 0;
+  for (size_t i = 0; i < n; i++) {
+    raw_decl *d = &raw[i];
+    board_attr a = {0};
+    check_id(ld, &d->name, what);
+    a.type = d->has_values ? BT_ENUM : BT_INT;
+    if (d->has_type) parse_type(ld, &d->type, &a.type, allowed);
+    if (a.type == BT_ENUM) {
+      if (!d->has_values || d->values.n == 0) lerr(ld, d->name.sp, "enum %s '%s' needs a list of values", what, d->name.s);
+      a.values = ysv_ids(ld, &d->values, "value");
+      a.nvalues = (int)d->values.n;
+    }
+    a.dflt = (a.type == BT_AREA || a.type == BT_SECTOR || a.type == BT_LEADER || a.type == BT_FACTION) ? -1 : 0;
+    if (d->has_dflt) conv_value(ld, &d->dflt, a.type, a.values, a.nvalues, d->name.s, &a.dflt);
+    a.name = mt_strdup(d->name.s);
+    (*out)[(*nout)++] = a;
+  }
+}
+
+#define TYPES_ALL 0x7fu
+#define T(x) (1u << (x))
+
+/* ---- board file --------------------------------------------------------------------------------- */
+
+typedef struct raw_section_list {
+  ys key; /* sector (or empty for section_borders) */
+  ysv refs;
+} raw_section_list;
+
+typedef struct raw_area {
+  ys id, name;
+  bool has_name, has_sectors, has_sections, has_sb;
+  ysv tags, sectors, borders, sborders;
+  raw_section_list *secs;
+  size_t nsecs, capsecs;
+  ys *akeys, *avals;
+  size_t nattr, capattr, capattr2;
+} raw_area;
+
+typedef struct board_raw {
+  bool has_sectors;
+  ys initial_pool, storm_marker;
+  bool has_initial_pool, has_storm_marker;
+  raw_decl *aattr, *fattr, *vars;
+  size_t naattr, capaattr, nfattr, capfattr, nvars, capvars;
+  ys *pools, *pool_scope;
+  size_t npools, cappools, cappools2;
+  ysv tags, kinds, lstatus;
+  raw_area *areas;
+  size_t nareas, capareas;
+} board_raw;
+
+static void read_decls(yr *r, raw_decl **v, size_t *n, size_t *cap, bool is_var, const char *what) {
+  if (!expect_map(r, what)) return;
+  keyseen ks = {0};
+  ys k;
+  while (map_key(r, &ks, &k)) {
+    raw_decl d;
+    memset(&d, 0, sizeof d);
+    d.name = k;
+    read_decl(r, &d, is_var);
+    AVEC_PUSH(&r->ld->ar, *v, *n, *cap, d);
+  }
+}
+
+/* One territory: fixed keys are read here; anything else is an attribute,
+ * checked against the declarations once the whole file is read. */
+static void read_area(yr *r, raw_area *a) {
+  if (!expect_map(r, "a territory")) return;
+  keyseen ks = {0};
+  ys k;
+  while (map_key(r, &ks, &k)) {
+    if (keyis(&k, "name")) a->has_name = expect_scalar(r, "name", &a->name);
+    else if (keyis(&k, "tags")) read_list(r, "tags", &a->tags);
+    else if (keyis(&k, "sectors")) a->has_sectors = true, read_list(r, "sectors", &a->sectors);
+    else if (keyis(&k, "borders")) read_list(r, "borders", &a->borders);
+    else if (keyis(&k, "section_borders")) a->has_sb = true, read_list(r, "section_borders", &a->sborders);
+    else if (keyis(&k, "sections")) {
+      a->has_sections = true;
+      if (!expect_map(r, "sections")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      while (map_key(r, &ks2, &k2)) {
+        raw_section_list sl;
+        memset(&sl, 0, sizeof sl);
+        sl.key = k2;
+        read_list(r, "section borders", &sl.refs);
+        AVEC_PUSH(&r->ld->ar, a->secs, a->nsecs, a->capsecs, sl);
+      }
+    } else {
+      ys v;
+      if (!expect_scalar(r, "an attribute", &v)) continue;
+      AVEC_PUSH(&r->ld->ar, a->akeys, a->nattr, a->capattr, k);
+      a->nattr--;
+      AVEC_PUSH(&r->ld->ar, a->avals, a->nattr, a->capattr2, v);
+    }
+  }
+}
+
+static void read_board(yr *r, board_raw *b) {
+  board_def *def = r->ld->def;
+  static const char *const keys[] = {"sectors", "initial_pool", "storm_marker", "tags",
+                                     "area_attributes", "faction_attributes", "pools",
+                                     "token_kinds", "leader_status", "variables", "territories"};
+  keyseen ks = {0};
+  ys k;
+  while (map_key(r, &ks, &k)) {
+    if (keyis(&k, "sectors")) {
+      ys v;
+      int32_t n;
+      if (expect_scalar(r, "sectors", &v) && conv_int(r->ld, &v, "sectors", 1, BOARD_MAX_SECTORS, &n)) {
+        def->nsectors = n;
+        b->has_sectors = true;
+      }
+    } else if (keyis(&k, "initial_pool")) b->has_initial_pool = expect_scalar(r, "initial_pool", &b->initial_pool);
+    else if (keyis(&k, "storm_marker")) b->has_storm_marker = expect_scalar(r, "storm_marker", &b->storm_marker);
+    else if (keyis(&k, "tags")) read_list(r, "tags", &b->tags);
+    else if (keyis(&k, "token_kinds")) read_list(r, "token_kinds", &b->kinds);
+    else if (keyis(&k, "leader_status")) read_list(r, "leader_status", &b->lstatus);
+    else if (keyis(&k, "area_attributes")) read_decls(r, &b->aattr, &b->naattr, &b->capaattr, false, "area_attributes");
+    else if (keyis(&k, "faction_attributes")) read_decls(r, &b->fattr, &b->nfattr, &b->capfattr, false, "faction_attributes");
+    else if (keyis(&k, "variables")) read_decls(r, &b->vars, &b->nvars, &b->capvars, true, "variables");
+    else if (keyis(&k, "pools")) {
+      if (!expect_map(r, "pools")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      while (map_key(r, &ks2, &k2)) {
+        ys scope = k2;
+        scope.s = "global";
+        if (expect_map(r, "a pool")) {
+          keyseen ks3 = {0};
+          ys k3;
+          static const char *const pk[] = {"scope"};
+          while (map_key(r, &ks3, &k3)) {
+            if (keyis(&k3, "scope")) expect_scalar(r, "scope", &scope);
+            else unknown_key(r, &k3, "a pool", pk, 1);
+          }
+        }
+        AVEC_PUSH(&r->ld->ar, b->pools, b->npools, b->cappools, k2);
+        b->npools--;
+        AVEC_PUSH(&r->ld->ar, b->pool_scope, b->npools, b->cappools2, scope);
+      }
+    } else if (keyis(&k, "territories")) {
+      if (!expect_map(r, "territories")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      while (map_key(r, &ks2, &k2)) {
+        raw_area a;
+        memset(&a, 0, sizeof a);
+        a.id = k2;
+        read_area(r, &a);
+        AVEC_PUSH(&r->ld->ar, b->areas, b->nareas, b->capareas, a);
+      }
+    } else unknown_key(r, &k, "the board", keys, sizeof keys / sizeof *keys);
+  }
+}
+
+static bool parse_scope(data_loader *ld, const ys *v, board_scope *s, bool section_ok) {
+  if (!strcmp(v->s, "global")) return *s = BS_GLOBAL, true;
+  if (!strcmp(v->s, "faction")) return *s = BS_FACTION, true;
+  if (section_ok && !strcmp(v->s, "section")) return *s = BS_SECTION, true;
+  lerr(ld, v->sp, "unknown scope '%.40s' (expected global, faction%s)", v->s, section_ok ? " or section" : "");
+  return false;
+}
+
+/* Resolves one "area@sector" / "area" reference for section borders. */
+static int resolve_section(data_loader *ld, const ys *v) {
+  board_def *def = ld->def;
+  const char *at = strchr(v->s, '@');
+  ys area = *v;
+  if (at) area.s = arena_strndup(&ld->ar, v->s, (size_t)(at - v->s));
+  int a = resolve_area(ld, &area);
+  if (a < 0) return -1;
+  if (!at) {
+    if (def->areas[a].nsections != 1 || def->sections[def->areas[a].first_section].sector >= 0) {
+      lerr(ld, v->sp, "'%s' spans sectors: name a section as %s@SECTOR", area.s, area.s);
+      return -1;
+    }
+    return def->areas[a].first_section;
+  }
+  ys sec = *v;
+  sec.s = at + 1;
+  int32_t n;
+  if (!conv_int(ld, &sec, "a sector", INT32_MIN + 1L, INT32_MAX, &n)) return -1;
+  if (n < 0 || n >= def->nsectors) {
+    lerr(ld, v->sp, "sector %d out of range (the board has sectors 0..%d)", n, def->nsectors - 1);
+    return -1;
+  }
+  int s = board_section_of(def, a, n);
+  if (s < 0) lerr(ld, v->sp, "territory '%s' does not span sector %d", area.s, n);
+  return s;
+}
+
+/* Section border references with their spans, for the symmetry check. */
+typedef struct sref {
+  int from, to;
+  mt_span sp;
+} sref;
+
+/* Checks and converts the raw board into DEF.  Order: declarations, areas
+ * and their sectors (which define the sections), then borders at both
+ * levels, symmetry and agreement between the levels, then attributes. */
+static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
+  board_def *def = ld->def;
+  mt_span top = {file, 0, 1};
+  if (!b->has_sectors) {
+    lerr(ld, top, "the board must declare 'sectors'");
+    def->nsectors = 1;
+  }
+  def->tags = ysv_ids(ld, &b->tags, "tag");
+  def->ntags = (int)b->tags.n;
+  if (def->ntags > BOARD_MAX_TAGS) lerr(ld, b->tags.v[BOARD_MAX_TAGS].sp, "more than %d tags", BOARD_MAX_TAGS);
+  def->kinds = ysv_ids(ld, &b->kinds, "token kind");
+  def->nkinds = (int)b->kinds.n;
+  if (def->nkinds > BOARD_MAX_KINDS) {
+    lerr(ld, b->kinds.v[BOARD_MAX_KINDS].sp, "more than %d token kinds", BOARD_MAX_KINDS);
+    def->nkinds = BOARD_MAX_KINDS;
+  }
+  def->leader_status = ysv_ids(ld, &b->lstatus, "leader status");
+  def->nleader_status = (int)b->lstatus.n;
+  if (def->nleader_status == 0) {
+    mt_free(def->leader_status);
+    def->leader_status = mt_calloc(2, sizeof(char *));
+    def->leader_status[0] = mt_strdup("available");
+    def->nleader_status = 1;
+  }
+  make_attrs(ld, b->aattr, b->naattr, &def->area_attrs, &def->narea_attrs,
+             T(BT_INT) | T(BT_BOOL) | T(BT_AREA) | T(BT_SECTOR) | T(BT_ENUM), "area attribute");
+  make_attrs(ld, b->fattr, b->nfattr, &def->faction_attrs, &def->nfaction_attrs,
+             T(BT_INT) | T(BT_BOOL) | T(BT_AREA) | T(BT_SECTOR) | T(BT_ENUM), "faction attribute");
+  def->pools = mt_calloc(b->npools + 1, sizeof *def->pools);
+  for (size_t i = 0; i < b->npools; i++) {
+    check_id(ld, &b->pools[i], "pool");
+    def->pools[i].name = mt_strdup(b->pools[i].s);
+    parse_scope(ld, &b->pool_scope[i], &def->pools[i].scope, false);
+    def->npools++;
+  }
+  /* areas and sections */
+  if (b->nareas > BOARD_MAX_AREAS) {
+    lerr(ld, b->areas[BOARD_MAX_AREAS].id.sp, "more than %d territories", BOARD_MAX_AREAS);
+    b->nareas = BOARD_MAX_AREAS;
+  }
+  def->areas = mt_calloc(b->nareas + 1, sizeof *def->areas);
+  size_t nsec = 0;
+  for (size_t i = 0; i < b->nareas; i++) nsec += b->areas[i].sectors.n ? b->areas[i].sectors.n : 1;
+  def->sections = mt_calloc(nsec + 1, sizeof *def->sections);
+  for (size_t i = 0; i < b->nareas; i++) {
+    raw_area *ra = &b->areas[i];
+    board_area *a = &def->areas[def->nareas];
+    check_id(ld, &ra->id, "territory");
+    a->id = mt_strdup(ra->id.s);
+    a->name = mt_strdup(ra->has_name ? ra->name.s : ra->id.s);
+    a->attrs = mt_calloc((size_t)def->narea_attrs + 1, sizeof *a->attrs);
+    for (int k = 0; k < def->narea_attrs; k++) a->attrs[k] = def->area_attrs[k].dflt;
+    for (size_t t = 0; t < ra->tags.n; t++) {
+      int tag = board_tag_index(def, ra->tags.v[t].s);
+      if (tag < 0) {
+        const char *sug = diag_suggest(ra->tags.v[t].s, (const char *const *)def->tags, (size_t)def->ntags);
+        if (sug) lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (did you mean '%s'?)", ra->tags.v[t].s, sug);
+        else lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (declare it under 'tags')", ra->tags.v[t].s);
+      } else if (tag < BOARD_MAX_TAGS) a->tags |= 1u << tag;
+    }
+    if (!ra->has_sectors) lerr(ld, ra->id.sp, "territory '%s' has no 'sectors' (write [] for none)", ra->id.s);
+    a->first_section = def->nsections;
+    for (size_t s = 0; s < ra->sectors.n; s++) {
+      int32_t sec;
+      if (!conv_int(ld, &ra->sectors.v[s], "a sector", INT32_MIN + 1L, INT32_MAX, &sec)) continue;
+      if (sec < 0 || sec >= def->nsectors) {
+        lerr(ld, ra->sectors.v[s].sp, "sector %d out of range (the board has sectors 0..%d)", sec, def->nsectors - 1);
+        continue;
+      }
+      if ((a->sectors >> sec) & 1u) {
+        lerr(ld, ra->sectors.v[s].sp, "sector %d is listed twice", sec);
+        continue;
+      }
+      a->sectors |= 1u << sec;
+      def->sections[def->nsections].area = def->nareas;
+      def->sections[def->nsections++].sector = sec;
+    }
+    if (def->nsections == a->first_section) {
+      def->sections[def->nsections].area = def->nareas;
+      def->sections[def->nsections++].sector = BOARD_NO_SECTOR;
+    }
+    a->nsections = def->nsections - a->first_section;
+    def->nareas++;
+  }
+  if (def->nsections > BOARD_MAX_SECTIONS) lerr(ld, top, "more than %d sections", BOARD_MAX_SECTIONS);
+  /* area-level borders */
+  typedef struct aref { int from, to; mt_span sp; } aref;
+  aref *arefs = NULL;
+  size_t narefs = 0, caparefs = 0;
+  for (int i = 0; i < def->nareas; i++) {
+    raw_area *ra = &b->areas[i];
+    for (size_t j = 0; j < ra->borders.n; j++) {
+      int t = resolve_area(ld, &ra->borders.v[j]);
+      if (t < 0) continue;
+      if (t == i) {
+        lerr(ld, ra->borders.v[j].sp, "territory '%s' cannot border itself", ra->id.s);
+        continue;
+      }
+      if ((def->areas[i].borders >> t) & 1u) {
+        lerr(ld, ra->borders.v[j].sp, "border '%s' is listed twice", ra->borders.v[j].s);
+        continue;
+      }
+      def->areas[i].borders |= 1ull << t;
+      aref x = {i, t, ra->borders.v[j].sp};
+      AVEC_PUSH(&ld->ar, arefs, narefs, caparefs, x);
+    }
+  }
+  for (size_t i = 0; i < narefs; i++)
+    if (!((def->areas[arefs[i].to].borders >> arefs[i].from) & 1u))
+      lerr(ld, arefs[i].sp, "asymmetric border: '%s' lists '%s' but '%s' does not list '%s'",
+           def->areas[arefs[i].from].id, def->areas[arefs[i].to].id, def->areas[arefs[i].to].id,
+           def->areas[arefs[i].from].id);
+  /* section-level borders */
+  sref *srefs = NULL;
+  size_t nsrefs = 0, capsrefs = 0;
+  for (int i = 0; i < def->nareas; i++) {
+    raw_area *ra = &b->areas[i];
+    board_area *a = &def->areas[i];
+    bool sectorless = def->sections[a->first_section].sector < 0;
+    if (sectorless && ra->has_sections)
+      lerr(ld, ra->id.sp, "territory '%s' spans no sector: give its borders as 'section_borders'", ra->id.s);
+    if (!sectorless && ra->has_sb)
+      lerr(ld, ra->id.sp, "territory '%s' spans sectors: give its borders under 'sections'", ra->id.s);
+    uint32_t seen = 0;
+    for (size_t s = 0; s < ra->nsecs + (sectorless && ra->has_sb ? 1 : 0); s++) {
+      ysv *refs;
+      int from;
+      if (s == ra->nsecs) {
+        refs = &ra->sborders;
+        from = a->first_section;
+      } else {
+        raw_section_list *sl = &ra->secs[s];
+        int32_t sec;
+        refs = &sl->refs;
+        if (sectorless || !conv_int(ld, &sl->key, "a sector", INT32_MIN + 1L, INT32_MAX, &sec)) continue;
+        if (sec < 0 || sec >= def->nsectors) {
+          lerr(ld, sl->key.sp, "sector %d out of range (the board has sectors 0..%d)", sec, def->nsectors - 1);
+          continue;
+        }
+        from = board_section_of(def, i, sec);
+        if (from < 0) {
+          lerr(ld, sl->key.sp, "territory '%s' does not span sector %d", ra->id.s, sec);
+          continue;
+        }
+        seen |= 1u << sec;
+      }
+      for (size_t j = 0; j < refs->n; j++) {
+        int t = resolve_section(ld, &refs->v[j]);
+        if (t < 0) continue;
+        if (t == from) {
+          lerr(ld, refs->v[j].sp, "a section cannot border itself");
+          continue;
+        }
+        if (board_sections_border(def, from, t)) {
+          lerr(ld, refs->v[j].sp, "section border '%s' is listed twice", refs->v[j].s);
+          continue;
+        }
+        board_section *fs = &def->sections[from];
+        fs->borders = mt_realloc(fs->borders, (size_t)(fs->nborders + 1) * sizeof *fs->borders);
+        fs->borders[fs->nborders++] = t;
+        sref x = {from, t, refs->v[j].sp};
+        AVEC_PUSH(&ld->ar, srefs, nsrefs, capsrefs, x);
+      }
+    }
+    if (!sectorless)
+      for (int k = 0; k < a->nsections; k++) {
+        int sec = def->sections[a->first_section + k].sector;
+        if (!((seen >> sec) & 1u) && a->nsections > 0 && (ra->has_sections || a->borders))
+          lerr(ld, ra->id.sp, "territory '%s' gives no section borders for sector %d", ra->id.s, sec);
+      }
+  }
+  char n1[96], n2[96];
+  for (size_t i = 0; i < nsrefs; i++) {
+    int f = srefs[i].from, t = srefs[i].to;
+    if (!board_sections_border(def, t, f))
+      lerr(ld, srefs[i].sp, "asymmetric border: '%s' lists '%s' but not the other way round",
+           board_section_name(def, f, n1, sizeof n1), board_section_name(def, t, n2, sizeof n2));
+    int af = def->sections[f].area, at = def->sections[t].area;
+    if (af != at && !((def->areas[af].borders >> at) & 1u))
+      lerr(ld, srefs[i].sp, "section border '%s' - '%s' but territories '%s' and '%s' do not border",
+           board_section_name(def, f, n1, sizeof n1), board_section_name(def, t, n2, sizeof n2),
+           def->areas[af].id, def->areas[at].id);
+  }
+  for (size_t i = 0; i < narefs; i++) { /* every territory border has a section contact */
+    int f = arefs[i].from, t = arefs[i].to;
+    bool contact = false;
+    for (int s = 0; s < def->areas[f].nsections && !contact; s++) {
+      const board_section *fs = &def->sections[def->areas[f].first_section + s];
+      for (int k = 0; k < fs->nborders; k++) contact |= def->sections[fs->borders[k]].area == t;
+    }
+    if (!contact)
+      lerr(ld, arefs[i].sp, "territories '%s' and '%s' border but no section of one borders the other",
+           def->areas[f].id, def->areas[t].id);
+  }
+  /* attributes */
+  static const char *const fixed[] = {"name", "tags", "sectors", "borders", "sections", "section_borders"};
+  for (int i = 0; i < def->nareas; i++) {
+    raw_area *ra = &b->areas[i];
+    for (size_t j = 0; j < ra->nattr; j++) {
+      int k = board_area_attr_index(def, ra->akeys[j].s);
+      if (k < 0) {
+        size_t nc = 6 + (size_t)def->narea_attrs;
+        const char **c = mt_calloc(nc, sizeof *c);
+        for (size_t m = 0; m < 6; m++) c[m] = fixed[m];
+        for (int m = 0; m < def->narea_attrs; m++) c[6 + m] = def->area_attrs[m].name;
+        const char *sug = diag_suggest(ra->akeys[j].s, c, nc);
+        if (sug) lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (did you mean '%s'?)", ra->akeys[j].s, ra->id.s, sug);
+        else lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (declare it under 'area_attributes')", ra->akeys[j].s, ra->id.s);
+        mt_free(c);
+        continue;
+      }
+      const board_attr *at = &def->area_attrs[k];
+      int32_t v;
+      if (!conv_value(ld, &ra->avals[j], at->type, at->values, at->nvalues, at->name, &v)) continue;
+      if (at->type == BT_SECTOR && v >= 0 && !((def->areas[i].sectors >> v) & 1u)) {
+        lerr(ld, ra->avals[j].sp, "sector %d is not one of territory '%s''s sectors", v, ra->id.s);
+        continue;
+      }
+      def->areas[i].attrs[k] = v;
+    }
+  }
+  /* variables */
+  def->vars = mt_calloc(b->nvars + 1, sizeof *def->vars);
+  for (size_t i = 0; i < b->nvars; i++) {
+    raw_decl *d = &b->vars[i];
+    board_var v = {0};
+    check_id(ld, &d->name, "variable");
+    v.len = 1;
+    if (d->has_scope) parse_scope(ld, &d->scope, &v.scope, true);
+    if (d->has_kind) {
+      if (!strcmp(d->kind.s, "counter")) v.kind = BV_COUNTER;
+      else if (!strcmp(d->kind.s, "marker")) v.kind = BV_MARKER;
+      else if (!strcmp(d->kind.s, "flag")) v.kind = BV_FLAG;
+      else lerr(ld, d->kind.sp, "unknown variable kind '%.40s' (expected counter, marker or flag)", d->kind.s);
+    }
+    v.type = v.kind == BV_FLAG ? BT_BOOL : d->has_values ? BT_ENUM : BT_INT;
+    if (d->has_type) parse_type(ld, &d->type, &v.type, T(BT_INT) | T(BT_BOOL) | T(BT_AREA) | T(BT_SECTOR) | T(BT_FACTION) | T(BT_ENUM));
+    if (v.type == BT_ENUM) {
+      if (!d->has_values || d->values.n == 0) lerr(ld, d->name.sp, "enum variable '%s' needs a list of values", d->name.s);
+      v.values = ysv_ids(ld, &d->values, "value");
+      v.nvalues = (int)d->values.n;
+    }
+    v.initial = (v.type == BT_AREA || v.type == BT_SECTOR || v.type == BT_FACTION) ? -1 : 0;
+    if (d->has_dflt) conv_value(ld, &d->dflt, v.type, v.values, v.nvalues, d->name.s, &v.initial);
+    if (v.kind == BV_COUNTER && v.initial < 0) lerr(ld, d->name.sp, "counter '%s' cannot start below zero", d->name.s);
+    v.name = mt_strdup(d->name.s);
+    def->vars[def->nvars++] = v;
+  }
+  if (b->has_storm_marker) {
+    def->storm_var = board_var_index(def, b->storm_marker.s);
+    if (def->storm_var < 0) DANGLING(ld, &b->storm_marker, "variable", def->vars, def->nvars, name);
+    else if (def->vars[def->storm_var].scope != BS_GLOBAL) {
+      lerr(ld, b->storm_marker.sp, "the storm marker must be a global variable");
+      def->storm_var = -1;
+    }
+  }
+  if (b->has_initial_pool) {
+    def->initial_pool = board_pool_index(def, b->initial_pool.s);
+    if (def->initial_pool < 0) DANGLING(ld, &b->initial_pool, "pool", def->pools, def->npools, name);
+  }
+  /* names in start sections share one namespace: keep them apart */
+  for (int i = 0; i < def->nvars; i++)
+    if (board_pool_index(def, def->vars[i].name) >= 0 || board_area_index(def, def->vars[i].name) >= 0)
+      lerr(ld, b->vars[i].name.sp, "variable '%s' has the name of a pool or territory", def->vars[i].name);
+  for (int i = 0; i < def->npools; i++)
+    if (board_area_index(def, def->pools[i].name) >= 0)
+      lerr(ld, b->pools[i].sp, "pool '%s' has the name of a territory", def->pools[i].name);
+}
+
+static int load_board(data_loader *ld, const char *name, const char *text, size_t len) {
+  int before = ld->errors;
+  yr r;
+  yr_open(&r, ld, name, text, len);
+  if (ld->def->nareas || ld->def->nsectors) {
+    mt_span sp = {r.file, 0, 1};
+    lerr(ld, sp, "a board is already loaded");
+    yr_close(&r);
+    return -1;
+  }
+  board_raw b;
+  memset(&b, 0, sizeof b);
+  if (yr_root(&r, "the board (a mapping)")) {
+    read_board(&r, &b);
+    yr_end(&r);
+  }
+  bool fatal = r.fatal;
+  yr_close(&r);
+  if (!fatal) build_board(ld, &b, r.file); /* check what can be checked, even after errors */
+  return ld->errors == before ? 0 : -1;
+}
+
+/* ---- decks file ------------------------------------------------------------------------------------ */
+
+typedef struct raw_card {
+  ys id, name, count;
+  bool has_name, has_count;
+  ys *akeys, *avals;
+  size_t nattr, cap1, cap2;
+} raw_card;
+
+typedef struct raw_deck {
+  ys id, pile, from_leaders;
+  bool has_pile, has_from;
+  raw_card *cards;
+  size_t ncards, capcards;
+  ys *dkeys, *dvals;
+  size_t nd, cap1, cap2;
+} raw_deck;
+
+typedef struct decks_raw {
+  ys *piles, *pile_scope;
+  size_t npiles, cap1, cap2;
+  raw_decl *cattr;
+  size_t ncattr, capcattr;
+  raw_deck *decks;
+  size_t ndecks, capdecks;
+} decks_raw;
+
+static void read_kv(yr *r, ys **keys, ys **vals, size_t *n, size_t *c1, size_t *c2, const ys *k) {
+  ys v;
+  if (!expect_scalar(r, "an attribute", &v)) return;
+  AVEC_PUSH(&r->ld->ar, *keys, *n, *c1, *k);
+  (*n)--;
+  AVEC_PUSH(&r->ld->ar, *vals, *n, *c2, v);
+}
+
+static void read_decks(yr *r, decks_raw *b) {
+  static const char *const keys[] = {"piles", "card_attributes", "decks"};
+  static const char *const dkeys[] = {"pile", "cards", "from_leaders", "attributes"};
+  keyseen ks = {0};
+  ys k;
+  while (map_key(r, &ks, &k)) {
+    if (keyis(&k, "piles")) {
+      if (!expect_map(r, "piles")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      while (map_key(r, &ks2, &k2)) {
+        ys scope = k2;
+        scope.s = "global";
+        if (expect_map(r, "a pile")) {
+          keyseen ks3 = {0};
+          ys k3;
+          static const char *const pk[] = {"scope"};
+          while (map_key(r, &ks3, &k3)) {
+            if (keyis(&k3, "scope")) expect_scalar(r, "scope", &scope);
+            else unknown_key(r, &k3, "a pile", pk, 1);
+          }
+        }
+        AVEC_PUSH(&r->ld->ar, b->piles, b->npiles, b->cap1, k2);
+        b->npiles--;
+        AVEC_PUSH(&r->ld->ar, b->pile_scope, b->npiles, b->cap2, scope);
+      }
+    } else if (keyis(&k, "card_attributes")) read_decls(r, &b->cattr, &b->ncattr, &b->capcattr, false, "card_attributes");
+    else if (keyis(&k, "decks")) {
+      if (!expect_map(r, "decks")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      while (map_key(r, &ks2, &k2)) {
+        raw_deck d;
+        memset(&d, 0, sizeof d);
+        d.id = k2;
+        if (!expect_map(r, "a deck")) continue;
+        keyseen ks3 = {0};
+        ys k3;
+        while (map_key(r, &ks3, &k3)) {
+          if (keyis(&k3, "pile")) d.has_pile = expect_scalar(r, "pile", &d.pile);
+          else if (keyis(&k3, "from_leaders")) d.has_from = expect_scalar(r, "from_leaders", &d.from_leaders);
+          else if (keyis(&k3, "attributes")) {
+            if (!expect_map(r, "attributes")) continue;
+            keyseen ks4 = {0};
+            ys k4;
+            while (map_key(r, &ks4, &k4)) read_kv(r, &d.dkeys, &d.dvals, &d.nd, &d.cap1, &d.cap2, &k4);
+          } else if (keyis(&k3, "cards")) {
+            if (!expect_map(r, "cards")) continue;
+            keyseen ks4 = {0};
+            ys k4;
+            while (map_key(r, &ks4, &k4)) {
+              raw_card c;
+              memset(&c, 0, sizeof c);
+              c.id = k4;
+              if (is_scalar(r) && r->ev.data.scalar.length == 0) { /* `id:` with nothing */
+              } else if (expect_map(r, "a card")) {
+                keyseen ks5 = {0};
+                ys k5;
+                while (map_key(r, &ks5, &k5)) {
+                  if (keyis(&k5, "name")) c.has_name = expect_scalar(r, "name", &c.name);
+                  else if (keyis(&k5, "count")) c.has_count = expect_scalar(r, "count", &c.count);
+                  else read_kv(r, &c.akeys, &c.avals, &c.nattr, &c.cap1, &c.cap2, &k5);
+                }
+              }
+              AVEC_PUSH(&r->ld->ar, d.cards, d.ncards, d.capcards, c);
+            }
+          } else unknown_key(r, &k3, "a deck", dkeys, 4);
+        }
+        AVEC_PUSH(&r->ld->ar, b->decks, b->ndecks, b->capdecks, d);
+      }
+    } else unknown_key(r, &k, "the decks file", keys, 3);
+  }
+}
+
+/* Applies attribute K=V to a card's ATTRS; leader references are deferred. */
+static void card_attr(data_loader *ld, int card, int32_t *attrs, const ys *k, const ys *v) {
+  board_def *def = ld->def;
+  int a = board_card_attr_index(def, k->s);
+  if (a < 0) {
+    size_t nc = 2 + (size_t)def->ncard_attrs;
+    const char **c = mt_calloc(nc, sizeof *c);
+    c[0] = "name";
+    c[1] = "count";
+    for (int m = 0; m < def->ncard_attrs; m++) c[2 + m] = def->card_attrs[m].name;
+    const char *sug = diag_suggest(k->s, c, nc);
+    if (sug) lerr(ld, k->sp, "unknown key '%.40s' in a card (did you mean '%s'?)", k->s, sug);
+    else lerr(ld, k->sp, "unknown key '%.40s' in a card (declare it under 'card_attributes')", k->s);
+    mt_free(c);
+    return;
+  }
+  const board_attr *at = &def->card_attrs[a];
+  if (at->type == BT_LEADER && !ys_null(v)) {
+    pending p = {card, a, *v};
+    VEC_PUSH(ld->pend, ld->npend, ld->cappend, p);
+    return;
+  }
+  conv_value(ld, v, at->type, at->values, at->nvalues, at->name, &attrs[a]);
+}
+
+static void add_card(data_loader *ld, const char *id, const char *name, int deck, int faction) {
+  board_def *def = ld->def;
+  if (def->ncards % 64 == 0)
+    def->cards = mt_realloc(def->cards, (size_t)(def->ncards + 64) * sizeof *def->cards);
+  board_card *c = &def->cards[def->ncards];
+  memset(c, 0, sizeof *c);
+  c->id = mt_strdup(id);
+  c->name = mt_strdup(name);
+  c->deck = deck;
+  c->faction = faction;
+  c->attrs = mt_calloc((size_t)def->ncard_attrs + 1, sizeof *c->attrs);
+  for (int k = 0; k < def->ncard_attrs; k++) c->attrs[k] = def->card_attrs[k].dflt;
+  int n = 0;
+  for (int i = 0; i < def->ncards; i++)
+    if (!strcmp(def->cards[i].id, id)) n++;
+  c->instance = n + 1;
+  for (int i = 0; i <= def->ncards; i++)
+    if (!strcmp(def->cards[i].id, id)) def->cards[i].ninstances = n + 1;
+  def->ncards++;
+  def->decks[deck].ncards++;
+}
+
+static void build_decks(data_loader *ld, decks_raw *b) {
+  board_def *def = ld->def;
+  int pile0 = def->npiles;
+  def->piles = mt_realloc(def->piles, (size_t)(def->npiles + (int)b->npiles + 1) * sizeof *def->piles);
+  for (size_t i = 0; i < b->npiles; i++) {
+    check_id(ld, &b->piles[i], "pile");
+    if (board_pile_index(def, b->piles[i].s) >= 0) lerr(ld, b->piles[i].sp, "pile '%s' is already declared", b->piles[i].s);
+    board_pile p = {mt_strdup(b->piles[i].s), BS_GLOBAL};
+    parse_scope(ld, &b->pile_scope[i], &p.scope, false);
+    def->piles[def->npiles++] = p;
+  }
+  (void)pile0;
+  if (b->ncattr) {
+    board_attr *na;
+    int nn;
+    make_attrs(ld, b->cattr, b->ncattr, &na, &nn,
+               T(BT_INT) | T(BT_BOOL) | T(BT_AREA) | T(BT_SECTOR) | T(BT_LEADER) | T(BT_ENUM), "card attribute");
+    if (def->ncards || def->ncard_attrs) {
+      lerr(ld, b->cattr[0].name.sp, "card attributes are already declared");
+      for (int i = 0; i < nn; i++) {
+        mt_free(na[i].name);
+        for (int j = 0; j < na[i].nvalues; j++) mt_free(na[i].values[j]);
+        mt_free(na[i].values);
+      }
+      mt_free(na);
+    } else {
+      def->card_attrs = na;
+      def->ncard_attrs = nn;
+    }
+  }
+  for (size_t i = 0; i < b->ndecks; i++) {
+    raw_deck *rd = &b->decks[i];
+    check_id(ld, &rd->id, "deck");
+    if (board_deck_index(def, rd->id.s) >= 0) lerr(ld, rd->id.sp, "deck '%s' is already declared", rd->id.s);
+    def->decks = mt_realloc(def->decks, (size_t)(def->ndecks + 1) * sizeof *def->decks);
+    int di = def->ndecks++;
+    board_deck *d = &def->decks[di];
+    d->name = mt_strdup(rd->id.s);
+    d->pile = -1;
+    d->first_card = def->ncards;
+    d->ncards = 0;
+    if (!rd->has_pile) lerr(ld, rd->id.sp, "deck '%s' needs a 'pile' to start in", rd->id.s);
+    else {
+      d->pile = board_pile_index(def, rd->pile.s);
+      if (d->pile < 0) DANGLING(ld, &rd->pile, "pile", def->piles, def->npiles, name);
+      else if (def->piles[d->pile].scope != BS_GLOBAL) {
+        lerr(ld, rd->pile.sp, "a deck must start in a global pile");
+        d->pile = -1;
+      }
+    }
+    deck_extra dx;
+    memset(&dx, 0, sizeof dx);
+    dx.dkeys = rd->dkeys;
+    dx.dvals = rd->dvals;
+    dx.nd = rd->nd;
+    if (rd->has_from) {
+      dx.from_leaders = rd->from_leaders;
+      int a = board_card_attr_index(def, rd->from_leaders.s);
+      if (a < 0) DANGLING(ld, &rd->from_leaders, "card attribute", def->card_attrs, def->ncard_attrs, name);
+      else if (def->card_attrs[a].type != BT_LEADER) lerr(ld, rd->from_leaders.sp, "'from_leaders' needs an attribute of type leader");
+      else if (def->leader_deck >= 0) lerr(ld, rd->from_leaders.sp, "only one deck can be made from leaders");
+      else {
+        def->leader_deck = di;
+        def->leader_attr = a;
+      }
+      if (rd->ncards) lerr(ld, rd->from_leaders.sp, "a deck made from leaders lists no cards");
+    }
+    VEC_PUSH(ld->dx, ld->ndx, ld->capdx, dx);
+    for (size_t j = 0; j < rd->ncards; j++) {
+      raw_card *rc = &rd->cards[j];
+      check_id(ld, &rc->id, "card");
+      int32_t count = 1;
+      if (rc->has_count) conv_int(ld, &rc->count, "count", 1, 1000, &count);
+      for (int32_t n = 0; n < count && def->ncards < BOARD_MAX_CARDS; n++) {
+        add_card(ld, rc->id.s, rc->has_name ? rc->name.s : rc->id.s, di, -1);
+        board_card *c = &def->cards[def->ncards - 1];
+        if (n == 0) { /* attributes are diagnosed once, then copied */
+          for (size_t m = 0; m < rd->nd; m++) card_attr(ld, def->ncards - 1, c->attrs, &rd->dkeys[m], &rd->dvals[m]);
+          for (size_t m = 0; m < rc->nattr; m++) card_attr(ld, def->ncards - 1, c->attrs, &rc->akeys[m], &rc->avals[m]);
+        } else {
+          memcpy(c->attrs, def->cards[def->ncards - 2].attrs, (size_t)def->ncard_attrs * sizeof *c->attrs);
+          for (size_t p = 0, np = ld->npend; p < np; p++)
+            if (ld->pend[p].card == def->ncards - 2) {
+              pending q = ld->pend[p];
+              q.card = def->ncards - 1;
+              VEC_PUSH(ld->pend, ld->npend, ld->cappend, q);
+            }
+        }
+      }
+      if (def->ncards >= BOARD_MAX_CARDS) {
+        lerr(ld, rc->id.sp, "more than %d cards", BOARD_MAX_CARDS);
+        break;
+      }
+    }
+  }
+}
+
+static int load_decks(data_loader *ld, const char *name, const char *text, size_t len) {
+  int before = ld->errors;
+  yr r;
+  yr_open(&r, ld, name, text, len);
+  decks_raw b;
+  memset(&b, 0, sizeof b);
+  if (yr_root(&r, "the decks (a mapping)")) {
+    read_decks(&r, &b);
+    yr_end(&r);
+  }
+  bool fatal = r.fatal;
+  yr_close(&r);
+  if (!fatal) build_decks(ld, &b);
+  return ld->errors == before ? 0 : -1;
+}
+
+/* ---- faction files ------------------------------------------------------------------------------ */
+
+typedef struct raw_start {
+  ys key, val;    /* val for a plain count */
+  ys *kk, *kv;    /* kind: count pairs */
+  size_t nk, c1, c2;
+  bool is_map;
+} raw_start;
+
+typedef struct raw_leader {
+  ys id, name, strength;
+  bool has_name, has_strength;
+} raw_leader;
+
+typedef struct raw_option {
+  ysv areas;
+  ys count, at;
+  bool has_count, has_areas;
+} raw_option;
+
+typedef struct faction_raw {
+  ys name;
+  bool has_name, has_forces;
+  ys *fk, *fv;
+  size_t nf, cf1, cf2;
+  raw_start *start;
+  size_t nstart, capstart;
+  raw_option *opts;
+  size_t nopts, capopts;
+  raw_leader *leaders;
+  size_t nleaders, capleaders;
+  ys *akeys, *avals;
+  size_t nattr, ca1, ca2;
+} faction_raw;
+
+static void read_faction(yr *r, faction_raw *f) {
+  keyseen ks = {0};
+  ys k;
+  while (map_key(r, &ks, &k)) {
+    if (keyis(&k, "name")) f->has_name = expect_scalar(r, "name", &f->name);
+    else if (keyis(&k, "forces")) {
+      f->has_forces = true;
+      if (!expect_map(r, "forces")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      while (map_key(r, &ks2, &k2)) read_kv(r, &f->fk, &f->fv, &f->nf, &f->cf1, &f->cf2, &k2);
+    } else if (keyis(&k, "start")) {
+      if (!expect_map(r, "start")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      while (map_key(r, &ks2, &k2)) {
+        raw_start s;
+        memset(&s, 0, sizeof s);
+        s.key = k2;
+        if (r->ev.type == YAML_MAPPING_START_EVENT) {
+          s.is_map = true;
+          keyseen ks3 = {0};
+          ys k3;
+          while (map_key(r, &ks3, &k3)) read_kv(r, &s.kk, &s.kv, &s.nk, &s.c1, &s.c2, &k3);
+        } else if (!expect_scalar(r, "a count", &s.val)) continue;
+        AVEC_PUSH(&r->ld->ar, f->start, f->nstart, f->capstart, s);
+      }
+    } else if (keyis(&k, "start_options")) {
+      if (!expect_seq(r, "start_options")) continue;
+      while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
+        raw_option o;
+        memset(&o, 0, sizeof o);
+        o.at = (ys){"", 0, ev_span(r), true};
+        if (!expect_map(r, "a start option")) continue;
+        keyseen ks2 = {0};
+        ys k2;
+        static const char *const ok[] = {"areas", "count"};
+        while (map_key(r, &ks2, &k2)) {
+          if (keyis(&k2, "areas")) o.has_areas = true, read_list(r, "areas", &o.areas);
+          else if (keyis(&k2, "count")) o.has_count = expect_scalar(r, "count", &o.count);
+          else unknown_key(r, &k2, "a start option", ok, 2);
+        }
+        AVEC_PUSH(&r->ld->ar, f->opts, f->nopts, f->capopts, o);
+      }
+    } else if (keyis(&k, "leaders")) {
+      if (!expect_map(r, "leaders")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      while (map_key(r, &ks2, &k2)) {
+        raw_leader l;
+        memset(&l, 0, sizeof l);
+        l.id = k2;
+        if (expect_map(r, "a leader")) {
+          keyseen ks3 = {0};
+          ys k3;
+          static const char *const lk[] = {"name", "strength"};
+          while (map_key(r, &ks3, &k3)) {
+            if (keyis(&k3, "name")) l.has_name = expect_scalar(r, "name", &l.name);
+            else if (keyis(&k3, "strength")) l.has_strength = expect_scalar(r, "strength", &l.strength);
+            else unknown_key(r, &k3, "a leader", lk, 2);
+          }
+        }
+        AVEC_PUSH(&r->ld->ar, f->leaders, f->nleaders, f->capleaders, l);
+      }
+    } else read_kv(r, &f->akeys, &f->avals, &f->nattr, &f->ca1, &f->ca2, &k);
+  }
+}
+
+/* The kind named by K for faction F (adding it to the def's kinds when the
+ * faction's `forces` introduces it). */
+static int kind_of(data_loader *ld, const ys *k, bool add) {
+  board_def *def = ld->def;
+  int kind = board_kind_index(def, k->s);
+  if (kind >= 0 || !add) return kind;
+  if (!check_id(ld, k, "token kind")) return -1;
+  if (def->nkinds >= BOARD_MAX_KINDS) {
+    lerr(ld, k->sp, "more than %d token kinds", BOARD_MAX_KINDS);
+    return -1;
+  }
+  def->kinds = mt_realloc(def->kinds, (size_t)(def->nkinds + 2) * sizeof *def->kinds);
+  def->kinds[def->nkinds] = mt_strdup(k->s);
+  return def->nkinds++;
+}
+
+static void add_start(board_faction *F, board_start s) {
+  F->start = mt_realloc(F->start, (size_t)(F->nstart + 1) * sizeof *F->start);
+  F->start[F->nstart++] = s;
+}
+
+static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_span idsp) {
+  board_def *def = ld->def;
+  if (def->nfactions >= BOARD_MAX_FACTIONS) {
+    lerr(ld, idsp, "more than %d factions", BOARD_MAX_FACTIONS);
+    return;
+  }
+  ys idys = {id, strlen(id), idsp, true};
+  check_id(ld, &idys, "faction");
+  if (board_faction_index(def, id) >= 0) {
+    lerr(ld, idsp, "faction '%s' is already loaded", id);
+    return;
+  }
+  def->factions = mt_realloc(def->factions, (size_t)(def->nfactions + 1) * sizeof *def->factions);
+  int fi = def->nfactions++;
+  board_faction *F = &def->factions[fi];
+  memset(F, 0, sizeof *F);
+  F->id = mt_strdup(id);
+  F->name = mt_strdup(fr->has_name ? fr->name.s : id);
+  F->default_kind = -1;
+  F->attrs = mt_calloc((size_t)def->nfaction_attrs + 1, sizeof *F->attrs);
+  for (int k = 0; k < def->nfaction_attrs; k++) F->attrs[k] = def->faction_attrs[k].dflt;
+  for (size_t i = 0; i < fr->nattr; i++) {
+    int a = board_faction_attr_index(def, fr->akeys[i].s);
+    if (a < 0) {
+      static const char *const fixed[] = {"name", "forces", "start", "start_options", "leaders"};
+      size_t nc = 5 + (size_t)def->nfaction_attrs;
+      const char **c = mt_calloc(nc, sizeof *c);
+      for (size_t m = 0; m < 5; m++) c[m] = fixed[m];
+      for (int m = 0; m < def->nfaction_attrs; m++) c[5 + m] = def->faction_attrs[m].name;
+      const char *sug = diag_suggest(fr->akeys[i].s, c, nc);
+      if (sug) lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (did you mean '%s'?)", fr->akeys[i].s, id, sug);
+      else lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (declare it under 'faction_attributes')", fr->akeys[i].s, id);
+      mt_free(c);
+      continue;
+    }
+    const board_attr *at = &def->faction_attrs[a];
+    conv_value(ld, &fr->avals[i], at->type, at->values, at->nvalues, at->name, &F->attrs[a]);
+  }
+  if (!fr->has_forces) lerr(ld, idsp, "faction '%s' has no 'forces'", id);
+  for (size_t i = 0; i < fr->nf; i++) {
+    int k = kind_of(ld, &fr->fk[i], true);
+    int32_t n;
+    if (k < 0 || !conv_int(ld, &fr->fv[i], "a token count", 0, 10000, &n)) continue;
+    F->forces[k] = n;
+    F->kinds |= 1u << k;
+    if (F->default_kind < 0) F->default_kind = k;
+  }
+  int32_t placed[BOARD_MAX_KINDS] = {0};
+  mt_span placed_sp[BOARD_MAX_KINDS];
+  for (size_t i = 0; i < fr->nstart; i++) {
+    raw_start *s = &fr->start[i];
+    board_start st = {START_VAR, -1, -1, 0};
+    int v = board_var_index(def, s->key.s), p = board_pool_index(def, s->key.s);
+    if (v >= 0) {
+      if (def->vars[v].scope != BS_FACTION) {
+        lerr(ld, s->key.sp, "'%s' is not a per-faction variable", s->key.s);
+        continue;
+      }
+      if (s->is_map) {
+        lerr(ld, s->key.sp, "expected a single value for '%s'", s->key.s);
+        continue;
+      }
+      st.target = v;
+      const board_var *bv = &def->vars[v];
+      if (conv_value(ld, &s->val, bv->type, bv->values, bv->nvalues, bv->name, &st.count)) add_start(F, st);
+      continue;
+    }
+    if (p >= 0) {
+      st.what = START_POOL;
+      st.target = p;
+    } else {
+      st.what = START_SECTION;
+      bool has_at = strchr(s->key.s, '@') != NULL;
+      if (!has_at) {
+        int a = resolve_area(ld, &s->key);
+        if (a < 0) continue;
+        if (def->areas[a].nsections != 1) {
+          lerr(ld, s->key.sp, "'%s' spans several sectors: name a section as %s@SECTOR", s->key.s, s->key.s);
+          continue;
+        }
+        st.target = def->areas[a].first_section;
+      } else if ((st.target = resolve_section(ld, &s->key)) < 0) continue;
+    }
+    size_t n = s->is_map ? s->nk : 1;
+    for (size_t j = 0; j < n; j++) {
+      const ys *cnt = s->is_map ? &s->kv[j] : &s->val;
+      int k = F->default_kind;
+      if (s->is_map) {
+        k = kind_of(ld, &s->kk[j], false);
+        if (k < 0 || !((F->kinds >> k) & 1u)) {
+          lerr(ld, s->kk[j].sp, "faction '%s' has no tokens of kind '%s'", id, s->kk[j].s);
+          continue;
+        }
+      }
+      if (k < 0 || !conv_int(ld, cnt, "a token count", 0, 10000, &st.count)) continue;
+      st.kind = k;
+      placed[k] += st.count;
+      placed_sp[k] = cnt->sp;
+      add_start(F, st);
+    }
+  }
+  for (int k = 0; k < def->nkinds && k < BOARD_MAX_KINDS; k++)
+    if (placed[k] > F->forces[k])
+      lerr(ld, placed_sp[k], "faction '%s' places %d %s tokens at the start but has only %d", id, placed[k],
+           def->kinds[k], F->forces[k]);
+  for (size_t i = 0; i < fr->nopts; i++) {
+    raw_option *o = &fr->opts[i];
+    board_start_option bo = {0, 0};
+    if (!o->has_areas || !o->has_count) lerr(ld, o->at.sp, "a start option needs 'areas' and 'count'");
+    for (size_t j = 0; j < o->areas.n; j++) {
+      int a = resolve_area(ld, &o->areas.v[j]);
+      if (a >= 0) bo.areas |= 1ull << a;
+    }
+    int32_t c = 0;
+    if (o->has_count && conv_int(ld, &o->count, "count", 0, 10000, &c)) bo.count = c;
+    F->options = mt_realloc(F->options, (size_t)(F->noptions + 1) * sizeof *F->options);
+    F->options[F->noptions++] = bo;
+  }
+  F->first_leader = def->nleaders;
+  for (size_t i = 0; i < fr->nleaders; i++) {
+    raw_leader *rl = &fr->leaders[i];
+    check_id(ld, &rl->id, "leader");
+    int other = board_leader_index(def, rl->id.s);
+    if (other >= 0) {
+      lerr(ld, rl->id.sp, "leader '%s' already belongs to faction '%s'", rl->id.s,
+           def->factions[def->leaders[other].faction].id);
+      continue;
+    }
+    int32_t strength = 0;
+    if (!rl->has_strength) lerr(ld, rl->id.sp, "leader '%s' has no strength", rl->id.s);
+    else conv_int(ld, &rl->strength, "strength", 0, 1000, &strength);
+    def->leaders = mt_realloc(def->leaders, (size_t)(def->nleaders + 1) * sizeof *def->leaders);
+    board_leader *L = &def->leaders[def->nleaders++];
+    L->id = mt_strdup(rl->id.s);
+    L->name = mt_strdup(rl->has_name ? rl->name.s : rl->id.s);
+    L->faction = fi;
+    L->strength = strength;
+  }
+  F->nleaders = def->nleaders - F->first_leader;
+  if (def->nleaders > 127) lerr(ld, idsp, "more than 127 leaders in all");
+}
+
+static int load_faction(data_loader *ld, const char *name, const char *text, size_t len) {
+  int before = ld->errors;
+  yr r;
+  yr_open(&r, ld, name, text, len);
+  faction_raw f;
+  memset(&f, 0, sizeof f);
+  if (yr_root(&r, "a faction sheet (a mapping)")) {
+    read_faction(&r, &f);
+    yr_end(&r);
+  }
+  bool fatal = r.fatal;
+  yr_close(&r);
+  if (!fatal) {
+    /* the id is the file's base name without its extension */
+    const char *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    size_t n = strlen(base);
+    if (n > 5 && !strcmp(base + n - 5, ".yaml")) n -= 5;
+    char *id = arena_strndup(&ld->ar, base, n);
+    mt_span sp = {r.file, 0, 1};
+    build_faction(ld, &f, id, sp);
+  }
+  return ld->errors == before ? 0 : -1;
+}
+
+/* ---- public entry points ------------------------------------------------------------------------ */
+
+data_loader *data_loader_new(board_def *def, diag *d) {
+  data_loader *ld = mt_calloc(1, sizeof *ld);
+  ld->def = def;
+  ld->d = d;
+  return ld;
+}
+
+void data_loader_free(data_loader *ld) {
+  if (!ld) return;
+  arena_free(&ld->ar);
+  mt_free(ld->pend);
+  mt_free(ld->dx);
+  mt_free(ld);
+}
+
+typedef int (*load_fn)(data_loader *, const char *, const char *, size_t);
+
+static int load_path(data_loader *ld, const char *path, load_fn fn) {
+  size_t len;
+  char *text = read_file(ld, path, &len);
+  if (!text) return -1;
+  int rc = fn(ld, path, text, len);
+  mt_free(text);
+  return rc;
+}
+
+int data_load_board(data_loader *ld, const char *path) { return load_path(ld, path, load_board); }
+int data_load_decks(data_loader *ld, const char *path) { return load_path(ld, path, load_decks); }
+int data_load_faction(data_loader *ld, const char *path) { return load_path(ld, path, load_faction); }
+int data_load_board_text(data_loader *ld, const char *name, const char *text, size_t len) {
+  return load_board(ld, name, text, len);
+}
+int data_load_decks_text(data_loader *ld, const char *name, const char *text, size_t len) {
+  return load_decks(ld, name, text, len);
+}
+int data_load_faction_text(data_loader *ld, const char *name, const char *text, size_t len) {
+  return load_faction(ld, name, text, len);
+}
+
+/* Generates the leader deck (one card per leader, in faction-file order,
+ * belonging to the leader's faction so a game without that faction leaves
+ * it out), resolves leader references in card attributes, and precomputes
+ * the board tables. */
+int data_loader_finish(data_loader *ld) {
+  board_def *def = ld->def;
+  int before = ld->errors;
+  if (def->leader_deck >= 0) {
+    int di = def->leader_deck;
+    deck_extra *dx = (size_t)di < ld->ndx ? &ld->dx[di] : NULL;
+    /* cards of a generated deck must be contiguous: it is the last deck if
+     * others were added after it?  Generated cards go at the end. */
+    def->decks[di].first_card = def->ncards;
+    def->decks[di].ncards = 0;
+    for (int i = 0; i < def->nleaders && def->ncards < BOARD_MAX_CARDS; i++) {
+      add_card(ld, def->leaders[i].id, def->leaders[i].name, di, def->leaders[i].faction);
+      board_card *c = &def->cards[def->ncards - 1];
+      if (dx)
+        for (size_t m = 0; m < dx->nd; m++) card_attr(ld, def->ncards - 1, c->attrs, &dx->dkeys[m], &dx->dvals[m]);
+      c->attrs[def->leader_attr] = i;
+    }
+  }
+  for (size_t i = 0; i < ld->npend; i++) {
+    pending *p = &ld->pend[i];
+    int l = board_leader_index(def, p->v.s);
+    if (l < 0) {
+      if (def->nleaders) DANGLING(ld, &p->v, "leader", def->leaders, def->nleaders, id);
+      else lerr(ld, p->v.sp, "unknown leader '%.40s'", p->v.s);
+      continue;
+    }
+    def->cards[p->card].attrs[p->attr] = l;
+  }
+  ld->npend = 0;
+  if (def->nsections == 0) {
+    mt_span none = {DIAG_NOFILE, 0, 0};
+    lerr(ld, none, "no board loaded");
+  }
+  if (ld->errors == before) board_def_finish(def);
+  return ld->errors == before && ld->errors == 0 ? 0 : -1;
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+board_def *data_load_dir(const char *root, diag *d) {
+  board_def *def = board_def_new();
+  data_loader *ld = data_loader_new(def, d);
+  strbuf p = {0};
+  sb_printf(&p, "%s/rules/board.yaml", root);
+  int rc = data_load_board(ld, p.s);
+  p.n = 0;
+  sb_printf(&p, "%s/rules/decks.yaml", root);
+  if (rc == 0) rc = data_load_decks(ld, p.s);
+  p.n = 0;
+  sb_printf(&p, "%s/factions", root);
+  DIR *dir = rc == 0 ? opendir(p.s) : NULL;
+  if (rc == 0 && !dir) {
+    mt_span none = {DIAG_NOFILE, 0, 0};
+    lerr(ld, none, "cannot open directory '%s'", p.s);
+    rc = -1;
+  }
+  if (dir) {
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dir))) {
+      size_t l = strlen(e->d_name);
+      if (l > 5 && !strcmp(e->d_name + l - 5, ".yaml")) {
+        char *s = mt_strdup(e->d_name);
+        VEC_PUSH(names, n, cap, s);
+      }
+    }
+    closedir(dir);
+    qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+      strbuf f = {0};
+      sb_printf(&f, "%s/factions/%s", root, names[i]);
+      if (data_load_faction(ld, f.s) != 0) rc = -1;
+      sb_free(&f);
+      mt_free(names[i]);
+    }
+    mt_free(names);
+  }
+  sb_free(&p);
+  if (rc == 0) rc = data_loader_finish(ld);
+  data_loader_free(ld);
+  if (rc != 0) {
+    board_def_free(def);
+    return NULL;
+  }
+  return def;
+}
