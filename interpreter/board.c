@@ -542,11 +542,15 @@ static uint64_t splitmix64(uint64_t *x) {
   return z ^ (z >> 31);
 }
 
+void board_rng_seed(const board_layout *L, unsigned char *st, uint64_t seed) {
+  uint64_t *r = rng(L, st);
+  for (int i = 0; i < 4; i++) r[i] = splitmix64(&seed);
+}
+
 void board_state_init(const board_layout *L, unsigned char *st, uint64_t seed) {
   const board_def *def = L->def;
   memset(st, 0, L->size);
-  uint64_t *r = rng(L, st);
-  for (int i = 0; i < 4; i++) r[i] = splitmix64(&seed);
+  board_rng_seed(L, st, seed);
   for (int v = 0; v < L->nvars; v++) {
     int inst = var_instances(L, v);
     for (int i = 0; i < inst; i++)
@@ -595,6 +599,28 @@ void board_state_init(const board_layout *L, unsigned char *st, uint64_t seed) {
     ls[i].area = -1;
     ls[i].used = 0;
   }
+}
+
+/* The empty position a saved state is loaded into: variables at their
+ * initial values, no tokens anywhere, no card in any pile, leaders available
+ * and held by their owners, the generator seeded with 0. */
+void board_state_clear(const board_layout *L, unsigned char *st) {
+  const board_def *def = L->def;
+  board_state_init(L, st, 0);
+  memset(st + L->off_stacks, 0, (size_t)L->nlocs * (size_t)L->nslots * sizeof(int16_t));
+  memset(st + L->off_pile_n, 0, (size_t)L->npile_slots * sizeof(int16_t));
+  int16_t *cp = card_pile(L, st), *pos = card_pos(L, st);
+  for (int c = 0; c < def->ncards; c++) {
+    cp[c] = -1;
+    pos[c] = 0;
+  }
+}
+
+/* A card belongs to the game if its faction (if any) is playing. */
+bool board_card_in_game(const board_layout *L, int card) {
+  if (card < 0 || card >= L->def->ncards) return false;
+  int f = L->def->cards[card].faction;
+  return f < 0 || L->game_faction[f] >= 0;
 }
 
 uint64_t board_state_hash(const board_layout *L, const unsigned char *st) {

@@ -324,6 +324,9 @@ enum { BOARD_OK = 0, BOARD_ERANGE = -1, BOARD_ESHORT = -2, BOARD_EKIND = -3, BOA
  * of factions not in the game in no pile), leaders available, the random
  * generator seeded.  ST must hold L->size bytes. */
 void board_state_init(const board_layout *L, unsigned char *st, uint64_t seed);
+/* Variables initial, no tokens, no card in a pile, leaders available. */
+void board_state_clear(const board_layout *L, unsigned char *st);
+bool board_card_in_game(const board_layout *L, int card);
 static inline void board_state_clone(const board_layout *L, unsigned char *dst,
                                      const unsigned char *src) {
   memcpy(dst, src, L->size);
@@ -389,7 +392,8 @@ void board_pile_shuffle(const board_layout *L, unsigned char *st, int pile_slot)
 board_leader_state board_leader_get(const board_layout *L, const unsigned char *st, int leader);
 int board_leader_set(const board_layout *L, unsigned char *st, int leader, board_leader_state s);
 
-/* Random generator (xoshiro256**, inside the state). */
+/* Random generator (xoshiro256**, inside the state), seeded by splitmix64. */
+void board_rng_seed(const board_layout *L, unsigned char *st, uint64_t seed);
 uint64_t board_rng_next(const board_layout *L, unsigned char *st);
 /* Uniform in [0, n) without modulo bias; n > 0. */
 uint64_t board_rng_below(const board_layout *L, unsigned char *st, uint64_t n);

@@ -1766,3 +1766,499 @@ board_def *data_load_dir(const char *root, diag *d) {
   }
   return def;
 }
+
+/* ---- saved positions -------------------------------------------------------------------------------
+ * The reader half of state.c (docs/state-format.md).  `factions` must come
+ * before anything that needs the layout; every other key may be in any
+ * order.  The position starts empty (board_state_clear); cards the file does
+ * not mention go under the listed ones in their deck's starting pile. */
+
+typedef struct state_rd {
+  data_loader *ld;
+  yr *r;
+  const board_def *def;
+  board_layout *L;
+  unsigned char *st;
+  const board_var_decl *extra;
+  int nextra;
+  size_t ext_words;
+  ys *cards;     /* card names in document order */
+  int *card_slot; /* their pile slots */
+  size_t ncards, cap1, cap2;
+} state_rd;
+
+static bool need_layout(state_rd *s, const ys *k) {
+  if (s->L) return true;
+  lerr(s->ld, k->sp, "'%s' needs the game's factions: write 'factions' first", k->s);
+  yr_skip(s->r);
+  return false;
+}
+
+static int game_faction_of(state_rd *s, const ys *v) {
+  int f = board_faction_index(s->def, v->s);
+  if (f < 0) {
+    if (s->def->nfactions) DANGLING(s->ld, v, "faction", s->def->factions, s->def->nfactions, id);
+    else lerr(s->ld, v->sp, "unknown faction '%.40s'", v->s);
+    return -1;
+  }
+  if (s->L->game_faction[f] < 0) {
+    lerr(s->ld, v->sp, "faction '%s' is not in this game", v->s);
+    return -1;
+  }
+  return s->L->game_faction[f];
+}
+
+/* A value for variable V from the scalar X. */
+static bool state_value(state_rd *s, const board_var *v, const ys *x, int32_t *out) {
+  if (v->kind == BV_FLAG) return conv_bool(s->ld, x, v->name, out);
+  if (v->type == BT_FACTION) {
+    if (ys_null(x) || (x->plain && !strcmp(x->s, "none"))) return *out = -1, true;
+    return (*out = game_faction_of(s, x)) >= 0;
+  }
+  if (v->type == BT_LEADER) {
+    if (ys_null(x) || (x->plain && !strcmp(x->s, "none"))) return *out = -1, true;
+    *out = board_leader_index(s->def, x->s);
+    if (*out < 0) lerr(s->ld, x->sp, "unknown leader '%.40s'", x->s);
+    return *out >= 0;
+  }
+  data_loader *ld = s->ld;
+  board_def *saved = ld->def; /* conv_value resolves against ld->def */
+  ld->def = (board_def *)(uintptr_t)s->def;
+  bool ok = conv_value(ld, x, v->type, v->values, v->nvalues, v->name, out);
+  ld->def = saved;
+  if (ok && v->kind == BV_COUNTER && *out < 0) {
+    lerr(ld, x->sp, "counter '%s' cannot be negative", v->name);
+    return false;
+  }
+  return ok;
+}
+
+/* `name: value` entries of variables of SCOPE at INDEX. */
+static void state_vars(state_rd *s, board_scope scope, int index) {
+  yr *r = s->r;
+  if (!expect_map(r, "variables")) return;
+  keyseen ks = {0};
+  ys k;
+  while (map_key(r, &ks, &k)) {
+    int v = -1;
+    for (int i = 0; i < s->L->nvars; i++)
+      if (!strcmp(s->L->vars[i].name, k.s)) v = i;
+    if (v < 0 || s->L->vars[v].scope != scope) {
+      if (v < 0) lerr(s->ld, k.sp, "unknown variable '%.40s'", k.s);
+      else lerr(s->ld, k.sp, "variable '%s' is not %s", k.s, scope == BS_GLOBAL ? "global" : "per faction");
+      yr_skip(r);
+      continue;
+    }
+    const board_var *bv = &s->L->vars[v];
+    ys x;
+    int32_t val;
+    if (bv->len == 1) {
+      if (expect_scalar(r, bv->name, &x) && state_value(s, bv, &x, &val))
+        board_var_set(s->L, s->st, v, index, 0, val);
+      continue;
+    }
+    if (!expect_seq(r, bv->name)) continue;
+    int cell = 0;
+    while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
+      if (!expect_scalar(r, bv->name, &x)) continue;
+      if (cell >= bv->len) {
+        lerr(s->ld, x.sp, "'%s' has only %d cells", bv->name, bv->len);
+        cell++;
+        continue;
+      }
+      if (state_value(s, bv, &x, &val)) board_var_set(s->L, s->st, v, index, cell, val);
+      cell++;
+    }
+  }
+}
+
+/* Token counts at LOC: for OWNER (>= 0) "n | {kind: n}", else a map of owners. */
+static void state_tokens(state_rd *s, int loc, int owner) {
+  yr *r = s->r;
+  if (owner < 0) {
+    if (!expect_map(r, "tokens (owner: count)")) return;
+    keyseen ks = {0};
+    ys k;
+    while (map_key(r, &ks, &k)) {
+      int f = game_faction_of(s, &k);
+      if (f < 0) {
+        yr_skip(r);
+        continue;
+      }
+      state_tokens(s, loc, f);
+    }
+    return;
+  }
+  const board_faction *F = &s->def->factions[s->L->faction[owner]];
+  int32_t n;
+  ys x;
+  if (is_scalar(r)) {
+    yr_scalar(r, &x);
+    if (conv_int(s->ld, &x, "a token count", 0, INT16_MAX, &n) && F->default_kind >= 0)
+      board_set_tokens(s->L, s->st, loc, owner, F->default_kind, n);
+    return;
+  }
+  if (!expect_map(r, "tokens (kind: count)")) return;
+  keyseen ks = {0};
+  ys k;
+  while (map_key(r, &ks, &k)) {
+    int kind = board_kind_index(s->def, k.s);
+    if (kind < 0 || s->L->slot[owner][kind] < 0) {
+      lerr(s->ld, k.sp, "faction '%s' has no tokens of kind '%.40s'", F->id, k.s);
+      yr_skip(r);
+      continue;
+    }
+    if (expect_scalar(r, "a token count", &x) && conv_int(s->ld, &x, "a token count", 0, INT16_MAX, &n))
+      board_set_tokens(s->L, s->st, loc, owner, kind, n);
+  }
+}
+
+static void state_pile(state_rd *s, int slot) {
+  yr *r = s->r;
+  if (!expect_seq(r, "a pile (a list of cards, top first)")) return;
+  while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
+    ys x;
+    if (!expect_scalar(r, "a card", &x)) continue;
+    AVEC_PUSH(&s->ld->ar, s->cards, s->ncards, s->cap1, x);
+    s->ncards--;
+    AVEC_PUSH(&s->ld->ar, s->card_slot, s->ncards, s->cap2, slot);
+  }
+}
+
+/* `pools:` / `piles:` mappings; OWNER -1 for the global ones. */
+static void state_named(state_rd *s, bool piles, int owner) {
+  yr *r = s->r;
+  if (!expect_map(r, piles ? "piles" : "pools")) return;
+  keyseen ks = {0};
+  ys k;
+  while (map_key(r, &ks, &k)) {
+    int idx = piles ? board_pile_index(s->def, k.s) : board_pool_index(s->def, k.s);
+    board_scope want = owner < 0 ? BS_GLOBAL : BS_FACTION;
+    if (idx < 0) {
+      if (piles) DANGLING(s->ld, &k, "pile", s->def->piles, s->def->npiles, name);
+      else DANGLING(s->ld, &k, "pool", s->def->pools, s->def->npools, name);
+      yr_skip(r);
+      continue;
+    }
+    if ((piles ? s->def->piles[idx].scope : s->def->pools[idx].scope) != want) {
+      lerr(s->ld, k.sp, "'%s' is a %s %s: list it %s", k.s, want == BS_GLOBAL ? "per-faction" : "global",
+           piles ? "pile" : "pool", want == BS_GLOBAL ? "under per_faction" : "at the top level");
+      yr_skip(r);
+      continue;
+    }
+    if (piles) state_pile(s, board_pile_slot(s->L, idx, owner));
+    else state_tokens(s, board_loc_pool(s->L, idx, owner), owner);
+  }
+}
+
+static void state_leaders(state_rd *s, int owner) {
+  yr *r = s->r;
+  const board_def *def = s->def;
+  if (!expect_map(r, "leaders")) return;
+  keyseen ks = {0};
+  ys k;
+  while (map_key(r, &ks, &k)) {
+    int l = board_leader_index(def, k.s);
+    if (l < 0 || s->L->game_faction[def->leaders[l].faction] != owner) {
+      if (l < 0) lerr(s->ld, k.sp, "unknown leader '%.40s'", k.s);
+      else lerr(s->ld, k.sp, "leader '%s' belongs to faction '%s'", k.s, def->factions[def->leaders[l].faction].id);
+      yr_skip(r);
+      continue;
+    }
+    board_leader_state ls = board_leader_get(s->L, s->st, l);
+    ys x;
+    if (is_scalar(r)) {
+      yr_scalar(r, &x);
+      int st = board_leader_status_index(def, x.s);
+      if (st < 0) lerr(s->ld, x.sp, "unknown leader status '%.40s'", x.s);
+      else ls.status = (int8_t)st;
+    } else if (expect_map(r, "a leader")) {
+      keyseen ks2 = {0};
+      ys k2;
+      static const char *const lk[] = {"status", "holder", "area", "used"};
+      while (map_key(r, &ks2, &k2)) {
+        if (!keyis(&k2, "status") && !keyis(&k2, "holder") && !keyis(&k2, "area") && !keyis(&k2, "used")) {
+          unknown_key(r, &k2, "a leader", lk, 4);
+          continue;
+        }
+        if (!expect_scalar(r, k2.s, &x)) continue;
+        int32_t v;
+        if (keyis(&k2, "status")) {
+          int st = board_leader_status_index(def, x.s);
+          if (st < 0) lerr(s->ld, x.sp, "unknown leader status '%.40s'", x.s);
+          else ls.status = (int8_t)st;
+        } else if (keyis(&k2, "holder")) {
+          if (ys_null(&x) || !strcmp(x.s, "none")) ls.holder = -1;
+          else if ((v = game_faction_of(s, &x)) >= 0) ls.holder = (int8_t)v;
+        } else if (keyis(&k2, "area")) {
+          if (ys_null(&x) || !strcmp(x.s, "none")) ls.area = -1;
+          else {
+            int a = board_area_index(def, x.s);
+            if (a < 0) DANGLING(s->ld, &x, "territory", def->areas, def->nareas, id);
+            else ls.area = (int8_t)a;
+          }
+        } else if (conv_bool(s->ld, &x, "used", &v)) ls.used = (int8_t)v;
+      }
+    }
+    board_leader_set(s->L, s->st, l, ls);
+  }
+}
+
+static void state_per_faction(state_rd *s) {
+  yr *r = s->r;
+  if (!expect_map(r, "per_faction")) return;
+  keyseen ks = {0};
+  ys k;
+  while (map_key(r, &ks, &k)) {
+    int f = game_faction_of(s, &k);
+    if (f < 0 || !expect_map(r, "a faction's state")) {
+      yr_skip(r);
+      continue;
+    }
+    keyseen ks2 = {0};
+    ys k2;
+    static const char *const fk[] = {"variables", "pools", "piles", "leaders"};
+    while (map_key(r, &ks2, &k2)) {
+      if (keyis(&k2, "variables")) state_vars(s, BS_FACTION, f);
+      else if (keyis(&k2, "pools")) state_named(s, false, f);
+      else if (keyis(&k2, "piles")) state_named(s, true, f);
+      else if (keyis(&k2, "leaders")) state_leaders(s, f);
+      else unknown_key(r, &k2, "a faction's state", fk, 4);
+    }
+  }
+}
+
+/* Parses a decimal uint64 (the generator words exceed int32). */
+static bool conv_u64(data_loader *ld, const ys *v, uint64_t *out) {
+  if (!v->plain || !v->s[0] || strlen(v->s) > 20) goto bad;
+  uint64_t x = 0;
+  for (const char *p = v->s; *p; p++) {
+    if (*p < '0' || *p > '9') goto bad;
+    uint64_t d = (uint64_t)(*p - '0');
+    if (x > (UINT64_MAX - d) / 10) goto bad;
+    x = x * 10 + d;
+  }
+  *out = x;
+  return true;
+bad:
+  lerr(ld, v->sp, "expected an unsigned 64-bit integer, found '%.40s'", v->s);
+  return false;
+}
+
+static void state_root(state_rd *s) {
+  yr *r = s->r;
+  const board_def *def = s->def;
+  static const char *const keys[] = {"mentat_state", "factions", "rng", "seed", "variables", "board",
+                                     "section_variables", "pools", "piles", "per_faction", "vm"};
+  keyseen ks = {0};
+  ys k;
+  bool have_version = false;
+  while (map_key(r, &ks, &k)) {
+    ys x;
+    if (keyis(&k, "mentat_state")) {
+      int32_t v;
+      have_version = true;
+      if (expect_scalar(r, "mentat_state", &x) && conv_int(s->ld, &x, "mentat_state", INT32_MIN + 1L, INT32_MAX, &v) && v != 1)
+        lerr(s->ld, x.sp, "unsupported saved-state version %d (this program reads 1)", v);
+    } else if (keyis(&k, "factions")) {
+      ysv fl = {0};
+      read_list(r, "factions", &fl);
+      int fs[BOARD_MAX_FACTIONS], n = 0;
+      bool ok = !s->L;
+      if (s->L) lerr(s->ld, k.sp, "'factions' given twice");
+      for (size_t i = 0; i < fl.n && ok; i++) {
+        int f = board_faction_index(def, fl.v[i].s);
+        if (f < 0) {
+          if (def->nfactions) DANGLING(s->ld, &fl.v[i], "faction", def->factions, def->nfactions, id);
+          else lerr(s->ld, fl.v[i].sp, "unknown faction '%.40s'", fl.v[i].s);
+          ok = false;
+        } else if (n >= BOARD_MAX_FACTIONS) {
+          lerr(s->ld, fl.v[i].sp, "too many factions");
+          ok = false;
+        } else {
+          for (int j = 0; j < n; j++)
+            if (fs[j] == f) {
+              lerr(s->ld, fl.v[i].sp, "faction '%s' is listed twice", fl.v[i].s);
+              ok = false;
+            }
+          fs[n++] = f;
+        }
+      }
+      if (!ok) continue;
+      strbuf err = {0};
+      s->L = board_layout_new(def, fs, n, s->extra, s->nextra, s->ext_words, &err);
+      if (!s->L) {
+        lerr(s->ld, k.sp, "%s", err.s ? err.s : "cannot lay out the state");
+        sb_free(&err);
+        continue;
+      }
+      s->st = mt_calloc(1, s->L->size);
+      board_state_clear(s->L, s->st);
+    } else if (!need_layout(s, &k)) {
+      continue;
+    } else if (keyis(&k, "rng") || keyis(&k, "seed")) {
+      uint64_t w[4] = {0, 0, 0, 0};
+      if (keyis(&k, "seed")) {
+        if (expect_scalar(r, "seed", &x) && conv_u64(s->ld, &x, &w[0])) board_rng_seed(s->L, s->st, w[0]);
+        continue;
+      }
+      if (!expect_seq(r, "rng")) continue;
+      int i = 0;
+      while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
+        if (!expect_scalar(r, "rng", &x)) continue;
+        if (i < 4) conv_u64(s->ld, &x, &w[i]);
+        else if (i == 4) lerr(s->ld, x.sp, "rng has four words");
+        i++;
+      }
+      if (i < 4) lerr(s->ld, k.sp, "rng has four words");
+      if (!(w[0] | w[1] | w[2] | w[3])) lerr(s->ld, k.sp, "rng state cannot be all zero");
+      memcpy(s->st + s->L->off_rng, w, sizeof w);
+    } else if (keyis(&k, "variables")) state_vars(s, BS_GLOBAL, 0);
+    else if (keyis(&k, "board")) {
+      if (!expect_map(r, "board")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      while (map_key(r, &ks2, &k2)) {
+        int sec = board_section_parse(def, k2.s);
+        if (sec < 0) {
+          if (resolve_section(s->ld, &k2) >= 0) lerr(s->ld, k2.sp, "'%.40s' is not a section", k2.s);
+          yr_skip(r);
+          continue;
+        }
+        state_tokens(s, sec, -1);
+      }
+    } else if (keyis(&k, "section_variables")) {
+      if (!expect_map(r, "section_variables")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      while (map_key(r, &ks2, &k2)) {
+        int v = board_var_index(def, k2.s);
+        if (v < 0 || def->vars[v].scope != BS_SECTION) {
+          lerr(s->ld, k2.sp, "'%.40s' is not a section variable", k2.s);
+          yr_skip(r);
+          continue;
+        }
+        if (!expect_map(r, "section values")) continue;
+        keyseen ks3 = {0};
+        ys k3;
+        while (map_key(r, &ks3, &k3)) {
+          int sec = board_section_parse(def, k3.s);
+          int32_t val;
+          if (sec < 0) {
+            if (resolve_section(s->ld, &k3) >= 0) lerr(s->ld, k3.sp, "'%.40s' is not a section", k3.s);
+            yr_skip(r);
+            continue;
+          }
+          if (expect_scalar(r, "a value", &x) && state_value(s, &def->vars[v], &x, &val))
+            board_var_set(s->L, s->st, v, sec, 0, val);
+        }
+      }
+    } else if (keyis(&k, "pools")) state_named(s, false, -1);
+    else if (keyis(&k, "piles")) state_named(s, true, -1);
+    else if (keyis(&k, "per_faction")) state_per_faction(s);
+    else if (keyis(&k, "vm")) {
+      if (!expect_seq(r, "vm")) continue;
+      size_t i = 0;
+      int32_t *ext = board_ext(s->L, s->st);
+      while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
+        int32_t v;
+        if (!expect_scalar(r, "vm", &x)) continue;
+        if (i >= s->L->ext_words) {
+          if (i == s->L->ext_words) lerr(s->ld, x.sp, "the VM region holds only %zu words", s->L->ext_words);
+        } else if (conv_int(s->ld, &x, "a VM word", INT32_MIN, INT32_MAX, &v))
+          ext[i] = v;
+        i++;
+      }
+    } else unknown_key(r, &k, "a saved state", keys, sizeof keys / sizeof *keys);
+  }
+  if (!have_version && !r->fatal) {
+    mt_span sp = {r->file, 0, 1};
+    lerr(s->ld, sp, "not a saved state: 'mentat_state: 1' is missing");
+  }
+}
+
+/* Places the cards named in piles: explicit instances ("shield#2") first,
+ * then plain names take the lowest instance not yet placed; each pile's list
+ * is top first.  Unmentioned cards go under them in their starting pile. */
+static void state_cards(state_rd *s) {
+  const board_def *def = s->def;
+  int *card = mt_calloc(s->ncards + 1, sizeof *card);
+  bool *used = mt_calloc((size_t)def->ncards + 1, sizeof *used);
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t i = 0; i < s->ncards; i++) {
+      const ys *x = &s->cards[i];
+      bool explicit_inst = strchr(x->s, '#') != NULL;
+      if (explicit_inst != (pass == 0)) continue;
+      int c = -1;
+      if (explicit_inst) c = board_card_index(def, x->s);
+      else
+        for (int j = 0; j < def->ncards && c < 0; j++)
+          if (!strcmp(def->cards[j].id, x->s) && !used[j]) c = j;
+      if (c < 0) {
+        bool known = false;
+        for (int j = 0; j < def->ncards; j++) known |= !strncmp(def->cards[j].id, x->s, strcspn(x->s, "#")) && strlen(def->cards[j].id) == strcspn(x->s, "#");
+        if (known) lerr(s->ld, x->sp, "card '%.40s' is listed more often than it exists", x->s);
+        else if (def->ncards) DANGLING(s->ld, x, "card", def->cards, def->ncards, id);
+        else lerr(s->ld, x->sp, "unknown card '%.40s'", x->s);
+        card[i] = -1;
+        continue;
+      }
+      if (used[c]) {
+        lerr(s->ld, x->sp, "card '%.40s' is listed twice", x->s);
+        card[i] = -1;
+        continue;
+      }
+      if (!board_card_in_game(s->L, c)) {
+        lerr(s->ld, x->sp, "card '%.40s' belongs to a faction not in this game", x->s);
+        card[i] = -1;
+        continue;
+      }
+      used[c] = true;
+      card[i] = c;
+    }
+  for (size_t i = 0; i < s->ncards; i++)
+    if (card[i] >= 0) board_card_move(s->L, s->st, card[i], s->card_slot[i], 0);
+  for (int c = def->ncards - 1; c >= 0; c--) {
+    int pile = def->decks[def->cards[c].deck].pile;
+    if (!used[c] && board_card_in_game(s->L, c) && pile >= 0)
+      board_card_move(s->L, s->st, c, board_pile_slot(s->L, pile, -1), 0);
+  }
+  mt_free(card);
+  mt_free(used);
+}
+
+board_layout *state_load_text(const board_def *def, const board_var_decl *extra, int nextra,
+                              size_t ext_words, const char *name, const char *text, size_t len,
+                              diag *d, unsigned char **st) {
+  data_loader *ld = data_loader_new((board_def *)(uintptr_t)def, d);
+  yr r;
+  yr_open(&r, ld, name, text, len);
+  state_rd s;
+  memset(&s, 0, sizeof s);
+  s.ld = ld;
+  s.r = &r;
+  s.def = def;
+  s.extra = extra;
+  s.nextra = nextra;
+  s.ext_words = ext_words;
+  if (yr_root(&r, "a saved state (a mapping)")) {
+    state_root(&s);
+    yr_end(&r);
+  }
+  if (s.L && !r.fatal) state_cards(&s);
+  if (s.L == NULL && !r.fatal && ld->errors == 0) {
+    mt_span sp = {r.file, 0, 1};
+    lerr(ld, sp, "a saved state needs 'factions'");
+  }
+  yr_close(&r);
+  int errors = ld->errors;
+  data_loader_free(ld);
+  if (errors || !s.L) {
+    board_layout_free(s.L);
+    mt_free(s.st);
+    *st = NULL;
+    return NULL;
+  }
+  *st = s.st;
+  return s.L;
+}
