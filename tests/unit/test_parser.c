@@ -56,20 +56,15 @@ static node *parse_n(struct fixture *f, const char *src, size_t len) {
 }
 static node *parse(struct fixture *f, const char *src) { return parse_n(f, src, strlen(src)); }
 
+/* Operators: the token character, or 256.. in the order of ast.h's
+ * multi-character operator enum (==, !=, <=, >=, and, or, not, in, neg). */
 static const char *op_name(int op) {
+  static const char *const multi[] = {"==", "!=", "<=", ">=", "and", "or", "not", "in", "neg"};
   static char c[2];
-  switch (op) {
-  case OP_EQ: return "==";
-  case OP_NE: return "!=";
-  case OP_LE: return "<=";
-  case OP_GE: return ">=";
-  case OP_AND: return "and";
-  case OP_OR: return "or";
-  case OP_NOT: return "not";
-  case OP_IN: return "in";
-  case OP_NEG: return "neg";
-  default: c[0] = (char)op; c[1] = 0; return c;
-  }
+  if (op >= 256 && op < 256 + (int)(sizeof multi / sizeof *multi)) return multi[op - 256];
+  c[0] = (char)op;
+  c[1] = 0;
+  return c;
 }
 
 /* The rendering: leaves print as themselves (42, true, none, "s", name,
