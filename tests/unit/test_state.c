@@ -1,0 +1,375 @@
+/* test_state.c -- the flat state block: game creation from the faction
+ * sheets, mutation helpers and their refusals, clone/hash, the random
+ * generator, and save/load round trips.  Runs from the repository root. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "board.h"
+#include "data.h"
+#include "diag.h"
+
+static board_def *DEF;
+static const char *const SIX[] = {"atreides", "bene_gesserit", "emperor", "fremen", "spacing_guild", "harkonnen"};
+
+typedef struct fx {
+  board_layout *L;
+  unsigned char *st;
+} fx;
+
+static int group_setup(void **state) {
+  (void)state;
+  diag *d = diag_new(diag_sink_file, stderr);
+  DEF = data_load_dir(".", d);
+  diag_free(d);
+  return DEF ? 0 : -1;
+}
+
+static int group_teardown(void **state) {
+  (void)state;
+  board_def_free(DEF);
+  return 0;
+}
+
+static board_layout *layout_for(const char *const *ids, int n, size_t ext) {
+  int f[BOARD_MAX_FACTIONS];
+  for (int i = 0; i < n; i++) f[i] = board_faction_index(DEF, ids[i]);
+  board_var_decl extra[] = {{"worms_seen", BS_GLOBAL, 1}, {"karama_used", BS_FACTION, 3}};
+  return board_layout_new(DEF, f, n, extra, 2, ext, NULL);
+}
+
+static int setup6(void **state) {
+  fx *f = calloc(1, sizeof *f);
+  f->L = layout_for(SIX, 6, 16);
+  f->st = calloc(1, f->L->size);
+  board_state_init(f->L, f->st, 42);
+  *state = f;
+  return 0;
+}
+
+static int teardown6(void **state) {
+  fx *f = *state;
+  board_layout_free(f->L);
+  free(f->st);
+  free(f);
+  return 0;
+}
+
+#define K(name) board_kind_index(DEF, name)
+#define P(name) board_pool_index(DEF, name)
+#define V(name) board_var_index(DEF, name)
+#define SEC(ref) board_section_parse(DEF, ref)
+
+static int pile(const board_layout *L, const char *name, int owner) {
+  return board_pile_slot(L, board_pile_index(DEF, name), owner);
+}
+
+static void start_position(void **state) {
+  fx *f = *state;
+  board_layout *L = f->L;
+  unsigned char *st = f->st;
+  /* game faction indices follow the creation order */
+  int atr = 0, bg = 1, emp = 2, fre = 3, gld = 4, hk = 5;
+  assert_int_equal(board_tokens(L, st, SEC("arrakeen"), atr, K("normal")), 10);
+  assert_int_equal(board_tokens(L, st, board_loc_pool(L, P("reserves"), atr), atr, K("normal")), 10);
+  assert_int_equal(board_tokens(L, st, SEC("polar_sink"), bg, K("normal")), 1);
+  assert_int_equal(board_tokens(L, st, board_loc_pool(L, P("reserves"), bg), bg, K("normal")), 19);
+  assert_int_equal(board_tokens(L, st, board_loc_pool(L, P("reserves"), emp), emp, K("normal")), 15);
+  assert_int_equal(board_tokens(L, st, board_loc_pool(L, P("reserves"), emp), emp, K("sardaukar")), 5);
+  assert_int_equal(board_tokens(L, st, board_loc_pool(L, P("reserves"), fre), fre, K("normal")), 17);
+  assert_int_equal(board_tokens(L, st, board_loc_pool(L, P("reserves"), fre), fre, K("fedaykin")), 3);
+  assert_int_equal(board_tokens(L, st, SEC("tueks_sietch"), gld, K("normal")), 5);
+  assert_int_equal(board_tokens(L, st, SEC("carthag"), hk, K("normal")), 10);
+  int spice = V("spice");
+  int want[] = {10, 5, 10, 3, 5, 10};
+  for (int i = 0; i < 6; i++) assert_int_equal(board_var_get(L, st, spice, i, 0), want[i]);
+  /* cards: every deck in its starting pile, hands empty */
+  assert_int_equal(board_pile_count(L, st, pile(L, "treachery_deck", -1)), 33);
+  assert_int_equal(board_pile_count(L, st, pile(L, "spice_deck", -1)), 21);
+  assert_int_equal(board_pile_count(L, st, pile(L, "storm_deck", -1)), 6);
+  assert_int_equal(board_pile_count(L, st, pile(L, "traitor_deck", -1)), 30);
+  assert_int_equal(board_pile_count(L, st, pile(L, "hand", atr)), 0);
+  /* storm marker, ally, phase */
+  assert_int_equal(board_var_get(L, st, V("storm"), 0, 0), 0);
+  assert_int_equal(board_var_get(L, st, V("ally"), fre, 0), -1);
+  assert_int_equal(board_storm_sectors(L, st), 1u);
+  assert_true(board_section_in_storm(L, st, SEC("cielago_north@0")));
+  assert_false(board_section_in_storm(L, st, SEC("cielago_north@1")));
+  assert_false(board_section_in_storm(L, st, SEC("polar_sink")));
+  /* occupancy queries */
+  int ark = board_area_index(DEF, "arrakeen");
+  assert_int_equal(board_factions_in_area(L, st, ark, 0), 1u << atr);
+  assert_true(board_controls(L, st, atr, ark, 0));
+  assert_int_equal(board_tokens_in_area(L, st, ark, atr, 0), 10);
+  assert_int_equal(board_occupied(L, st, hk, 0), 1ull << board_area_index(DEF, "carthag"));
+}
+
+static void a_game_without_a_faction(void **state) {
+  (void)state;
+  const char *two[] = {"harkonnen", "fremen"};
+  board_layout *L = layout_for(two, 2, 0);
+  unsigned char *st = calloc(1, L->size);
+  board_state_init(L, st, 1);
+  /* only the two factions' leaders are traitor cards in this game */
+  assert_int_equal(board_pile_count(L, st, pile(L, "traitor_deck", -1)), 10);
+  assert_int_equal(board_card_pile(L, st, board_card_index(DEF, "thufir_hawat"), NULL), -1);
+  assert_int_equal(board_tokens(L, st, SEC("carthag"), 0, K("normal")), 10);
+  /* Harkonnen has no fedaykin */
+  assert_int_equal(board_move_tokens(L, st, 0, K("fedaykin"), SEC("carthag"), SEC("tsimpo@10"), 1), BOARD_EKIND);
+  board_layout_free(L);
+  free(st);
+}
+
+static void mutations_validate(void **state) {
+  fx *f = *state;
+  board_layout *L = f->L;
+  unsigned char *st = f->st;
+  uint64_t h = board_state_hash(L, st);
+  int res = board_loc_pool(L, P("reserves"), 0);
+  /* not enough tokens: refused, state untouched */
+  assert_int_equal(board_move_tokens(L, st, 0, K("normal"), res, SEC("the_great_flat"), 11), BOARD_ESHORT);
+  /* Atreides tokens cannot go into the Fremen's reserves */
+  assert_int_equal(board_move_tokens(L, st, 0, K("normal"), res, board_loc_pool(L, P("reserves"), 3), 1), BOARD_EKIND);
+  assert_int_equal(board_move_tokens(L, st, 0, K("sardaukar"), res, SEC("the_great_flat"), 1), BOARD_EKIND);
+  assert_int_equal(board_move_tokens(L, st, 0, K("normal"), res, 9999, 1), BOARD_ERANGE);
+  /* counters never go negative */
+  assert_int_equal(board_var_add(L, st, V("spice"), 0, -11), BOARD_ENEG);
+  assert_int_equal(board_var_set(L, st, V("ally"), 0, 0, 7), BOARD_ERANGE);
+  assert_int_equal(board_var_set(L, st, V("shield_wall_destroyed"), 0, 0, 2), BOARD_ERANGE);
+  assert_int_equal(board_state_hash(L, st), h);
+  /* legal moves */
+  assert_int_equal(board_move_tokens(L, st, 0, K("normal"), res, SEC("the_great_flat"), 4), BOARD_OK);
+  assert_int_equal(board_tokens(L, st, res, 0, K("normal")), 6);
+  assert_int_equal(board_var_add(L, st, V("spice"), 0, -10), BOARD_OK);
+  assert_int_equal(board_var_get(L, st, V("spice"), 0, 0), 0);
+  assert_int_equal(board_var_add(L, st, V("bank"), 0, -10), BOARD_OK); /* a marker may go negative */
+  assert_int_not_equal(board_state_hash(L, st), h);
+}
+
+static void cards_and_piles(void **state) {
+  fx *f = *state;
+  board_layout *L = f->L;
+  unsigned char *st = f->st;
+  int deck = pile(L, "treachery_deck", -1), hand = pile(L, "hand", 2);
+  int top = board_pile_top(L, st, deck);
+  assert_int_equal(top, board_pile_card(L, st, deck, 32));
+  assert_int_equal(board_card_move(L, st, top, hand, -1), BOARD_OK);
+  assert_int_equal(board_pile_count(L, st, deck), 32);
+  assert_int_equal(board_pile_count(L, st, hand), 1);
+  int pos;
+  assert_int_equal(board_card_pile(L, st, top, &pos), hand);
+  assert_int_equal(pos, 0);
+  /* shuffle is a permutation: same multiset, dense positions */
+  board_pile_shuffle(L, st, deck);
+  int seen[BOARD_MAX_CARDS] = {0};
+  for (int p = 0; p < 32; p++) {
+    int c = board_pile_card(L, st, deck, p);
+    assert_true(c >= 0);
+    assert_int_equal(seen[c]++, 0);
+  }
+  /* every card is in exactly one pile */
+  int total = 0;
+  for (int s = 0; s < L->npile_slots; s++) total += board_pile_count(L, st, s);
+  assert_int_equal(total, DEF->ncards);
+}
+
+static void rng_behaviour(void **state) {
+  fx *f = *state;
+  int counts[6] = {0};
+  for (int i = 0; i < 60000; i++) counts[board_rng_below(f->L, f->st, 6)]++;
+  for (int i = 0; i < 6; i++) assert_true(counts[i] > 9000 && counts[i] < 11000);
+  /* same seed, same sequence */
+  unsigned char *a = calloc(1, f->L->size), *b = calloc(1, f->L->size);
+  board_state_init(f->L, a, 7);
+  board_state_init(f->L, b, 7);
+  for (int i = 0; i < 100; i++) assert_true(board_rng_next(f->L, a) == board_rng_next(f->L, b));
+  board_state_init(f->L, b, 8);
+  assert_true(board_rng_next(f->L, a) != board_rng_next(f->L, b));
+  free(a);
+  free(b);
+}
+
+static void clone_and_hash(void **state) {
+  fx *f = *state;
+  board_layout *L = f->L;
+  unsigned char *copy = malloc(L->size);
+  board_state_clone(L, copy, f->st);
+  assert_true(board_state_hash(L, copy) == board_state_hash(L, f->st));
+  assert_int_equal(board_move_tokens(L, copy, 0, K("normal"), SEC("arrakeen"), SEC("imperial_basin@9"), 3), BOARD_OK);
+  board_leader_state ls = {(int8_t)board_leader_status_index(DEF, "captured"), 5, (int8_t)board_area_index(DEF, "arrakeen"), 1};
+  assert_int_equal(board_leader_set(L, copy, board_leader_index(DEF, "duncan_idaho"), ls), BOARD_OK);
+  /* the original is unchanged */
+  assert_int_equal(board_tokens(L, f->st, SEC("arrakeen"), 0, K("normal")), 10);
+  assert_int_equal(board_leader_get(L, f->st, board_leader_index(DEF, "duncan_idaho")).status, 0);
+  assert_true(board_state_hash(L, copy) != board_state_hash(L, f->st));
+  /* equal states hash equal */
+  unsigned char *again = calloc(1, L->size);
+  board_state_init(L, again, 42);
+  assert_true(board_state_hash(L, again) == board_state_hash(L, f->st));
+  board_state_init(L, again, 43);
+  assert_true(board_state_hash(L, again) != board_state_hash(L, f->st));
+  free(copy);
+  free(again);
+}
+
+/* The size of a 6-faction state and the cost of a clone (printed; the
+ * assertion is loose so sanitizer builds pass). */
+static void clone_speed(void **state) {
+  fx *f = *state;
+  board_layout *L = f->L;
+  unsigned char *buf = malloc(L->size);
+  enum { N = 1000000 };
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int i = 0; i < N; i++) {
+    board_state_clone(L, buf, f->st);
+    __asm__ volatile("" : : "r"(buf) : "memory");
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double ns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / N;
+  uint64_t h = 0;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  for (int i = 0; i < N / 10; i++) h ^= board_state_hash(L, f->st);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double hns = ((double)(t1.tv_sec - t0.tv_sec) * 1e9 + (double)(t1.tv_nsec - t0.tv_nsec)) / (N / 10);
+  printf("state size (6 factions, 16 VM words): %zu bytes; clone %.1f ns; hash %.1f ns (%llx)\n", L->size, ns, hns,
+         (unsigned long long)(h & 0xf));
+  assert_true(L->size < 8192);
+  assert_true(ns < 20000.0);
+  free(buf);
+}
+
+/* Applies a spread of changes so a save touches every region. */
+static void scramble(board_layout *L, unsigned char *st) {
+  board_pile_shuffle(L, st, pile(L, "treachery_deck", -1));
+  board_pile_shuffle(L, st, pile(L, "traitor_deck", -1));
+  for (int f = 0; f < L->nf; f++) {
+    board_card_move(L, st, board_pile_top(L, st, pile(L, "treachery_deck", -1)), pile(L, "hand", f), -1);
+    for (int k = 0; k < 4; k++)
+      board_card_move(L, st, board_pile_top(L, st, pile(L, "traitor_deck", -1)), pile(L, "traitors", f), -1);
+  }
+  board_move_tokens(L, st, 3, K("fedaykin"), board_loc_pool(L, P("reserves"), 3), SEC("false_wall_south@4"), 2);
+  board_move_tokens(L, st, 3, K("normal"), board_loc_pool(L, P("reserves"), 3), SEC("false_wall_south@4"), 5);
+  board_move_tokens(L, st, 0, K("normal"), SEC("arrakeen"), board_loc_pool(L, P("tanks"), 0), 4);
+  board_move_tokens(L, st, 2, K("sardaukar"), board_loc_pool(L, P("reserves"), 2), board_loc_pool(L, P("set_aside"), -1), 1);
+  board_var_set(L, st, V("board_spice"), SEC("cielago_south@1"), 0, 12);
+  board_var_set(L, st, V("storm"), 0, 0, 13);
+  board_var_set(L, st, V("phase"), 0, 0, 4);
+  board_var_set(L, st, V("ally"), 3, 0, 5);
+  board_var_set(L, st, V("ally"), 5, 0, 3);
+  board_var_set(L, st, V("shield_wall_destroyed"), 0, 0, 1);
+  board_var_set(L, st, board_var_index(DEF, "bank"), 0, 0, -17);
+  board_var_set(L, st, DEF->nvars + 1, 4, 2, 9); /* rule variable karama_used[2] for the Guild */
+  board_leader_state ls = {(int8_t)board_leader_status_index(DEF, "captured"), 5, (int8_t)board_area_index(DEF, "carthag"), 1};
+  board_leader_set(L, st, board_leader_index(DEF, "chani"), ls);
+  board_leader_state dead = {(int8_t)board_leader_status_index(DEF, "tanks_face_up"), 0, -1, 0};
+  board_leader_set(L, st, board_leader_index(DEF, "gurney_halleck"), dead);
+  int32_t *ext = board_ext(L, st);
+  for (size_t i = 0; i < L->ext_words; i++) ext[i] = (int32_t)(i * 7) - 20;
+  board_rng_next(L, st);
+}
+
+static void save_load_round_trip(void **state) {
+  fx *f = *state;
+  board_layout *L = f->L;
+  scramble(L, f->st);
+  strbuf out = {0};
+  state_save(L, f->st, &out);
+  strbuf errs = {0};
+  diag *d = diag_new(diag_sink_file, stderr);
+  board_var_decl extra[] = {{"worms_seen", BS_GLOBAL, 1}, {"karama_used", BS_FACTION, 3}};
+  unsigned char *st2 = NULL;
+  board_layout *L2 = state_load_text(DEF, extra, 2, 16, "saved.yaml", out.s, out.n, d, &st2);
+  diag_free(d);
+  if (!L2) fail_msg("load failed; the document was:\n%s", out.s);
+  assert_int_equal(L2->size, L->size);
+  if (board_state_hash(L2, st2) != board_state_hash(L, f->st)) {
+    for (size_t i = 0; i < L->size; i++)
+      if (st2[i] != f->st[i]) {
+        fail_msg("first difference at byte %zu (vars %zu stacks %zu cards %zu piles %zu leaders %zu)\n%s", i,
+                 L->off_vars, L->off_stacks, L->off_card_pile, L->off_pile_n, L->off_leaders, out.s);
+      }
+  }
+  /* and saving again gives the same text */
+  strbuf again = {0};
+  state_save(L2, st2, &again);
+  assert_string_equal(again.s, out.s);
+  sb_free(&again);
+  sb_free(&out);
+  sb_free(&errs);
+  board_layout_free(L2);
+  free(st2);
+}
+
+static void capture_sink(void *ud, diag_level lv, const char *text) {
+  (void)lv;
+  sb_puts(ud, text);
+}
+
+static void load_a_scenario(void **state) {
+  (void)state;
+  const char *doc =
+      "mentat_state: 1\n"
+      "factions: [fremen, harkonnen]\n"
+      "seed: 5\n"
+      "variables: { storm: 4, phase: battle }\n"
+      "board:\n"
+      "  false_wall_south@4: { fremen: { normal: 3, fedaykin: 1 }, harkonnen: 2 }\n"
+      "per_faction:\n"
+      "  harkonnen:\n"
+      "    variables: { spice: 12, ally: fremen }\n"
+      "    piles: { hand: [lasgun, shield, shield] }\n"
+      "    leaders: { feyd_rautha: tanks_face_down }\n";
+  strbuf errs = {0};
+  diag *d = diag_new(capture_sink, &errs);
+  unsigned char *st = NULL;
+  board_layout *L = state_load_text(DEF, NULL, 0, 0, "scenario.yaml", doc, strlen(doc), d, &st);
+  diag_free(d);
+  if (!L) fail_msg("%s", errs.s);
+  assert_int_equal(board_tokens(L, st, SEC("false_wall_south@4"), 0, K("fedaykin")), 1);
+  assert_int_equal(board_factions_in_area(L, st, board_area_index(DEF, "false_wall_south"), 0), 3u);
+  assert_false(board_controls(L, st, 0, board_area_index(DEF, "false_wall_south"), 0));
+  assert_int_equal(board_var_get(L, st, V("ally"), 1, 0), 0);
+  int hand = pile(L, "hand", 1);
+  assert_int_equal(board_pile_count(L, st, hand), 3);
+  assert_int_equal(board_pile_top(L, st, hand), board_card_index(DEF, "lasgun"));
+  assert_int_equal(board_pile_card(L, st, hand, 0), board_card_index(DEF, "shield#2"));
+  assert_int_equal(board_pile_count(L, st, pile(L, "treachery_deck", -1)), 30);
+  assert_int_equal(board_pile_count(L, st, pile(L, "traitor_deck", -1)), 10);
+  assert_int_equal(board_leader_get(L, st, board_leader_index(DEF, "feyd_rautha")).status,
+                   board_leader_status_index(DEF, "tanks_face_down"));
+  board_layout_free(L);
+  free(st);
+  /* a card listed more often than it exists */
+  const char *bad = "mentat_state: 1\nfactions: [fremen]\npiles: { treachery_deck: [karama, karama, karama] }\n";
+  errs.n = 0;
+  d = diag_new(capture_sink, &errs);
+  L = state_load_text(DEF, NULL, 0, 0, "bad.yaml", bad, strlen(bad), d, &st);
+  diag_free(d);
+  assert_null(L);
+  assert_non_null(strstr(errs.s, "bad.yaml:3:43: error: card 'karama' is listed more often than it exists"));
+  sb_free(&errs);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(start_position, setup6, teardown6),
+      cmocka_unit_test(a_game_without_a_faction),
+      cmocka_unit_test_setup_teardown(mutations_validate, setup6, teardown6),
+      cmocka_unit_test_setup_teardown(cards_and_piles, setup6, teardown6),
+      cmocka_unit_test_setup_teardown(rng_behaviour, setup6, teardown6),
+      cmocka_unit_test_setup_teardown(clone_and_hash, setup6, teardown6),
+      cmocka_unit_test_setup_teardown(clone_speed, setup6, teardown6),
+      cmocka_unit_test_setup_teardown(save_load_round_trip, setup6, teardown6),
+      cmocka_unit_test(load_a_scenario),
+  };
+  return cmocka_run_group_tests_name("state", tests, group_setup, group_teardown);
+}
