@@ -689,10 +689,10 @@ static void read_board(yr *r, board_raw *b) {
     if (keyis(&k, "sectors")) {
       ys v;
       int32_t n;
-      if (expect_scalar(r, "sectors", &v) && conv_int(r->ld, &v, "sectors", 1, BOARD_MAX_SECTORS, &n)) {
+      b->has_sectors = true;
+      def->nsectors = BOARD_MAX_SECTORS; /* after a bad value: no cascade of range errors */
+      if (expect_scalar(r, "sectors", &v) && conv_int(r->ld, &v, "sectors", 1, BOARD_MAX_SECTORS, &n))
         def->nsectors = n;
-        b->has_sectors = true;
-      }
     } else if (keyis(&k, "initial_pool")) b->has_initial_pool = expect_scalar(r, "initial_pool", &b->initial_pool);
     else if (keyis(&k, "storm_marker")) b->has_storm_marker = expect_scalar(r, "storm_marker", &b->storm_marker);
     else if (keyis(&k, "tags")) read_list(r, "tags", &b->tags);
@@ -786,7 +786,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   mt_span top = {file, 0, 1};
   if (!b->has_sectors) {
     lerr(ld, top, "the board must declare 'sectors'");
-    def->nsectors = 1;
+    def->nsectors = BOARD_MAX_SECTORS;
   }
   def->tags = ysv_ids(ld, &b->tags, "tag");
   def->ntags = (int)b->tags.n;
@@ -1529,7 +1529,9 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
       }
       st.target = v;
       const board_var *bv = &def->vars[v];
-      if (conv_value(ld, &s->val, bv->type, bv->values, bv->nvalues, bv->name, &st.count)) add_start(F, st);
+      if (!conv_value(ld, &s->val, bv->type, bv->values, bv->nvalues, bv->name, &st.count)) continue;
+      if (bv->kind == BV_COUNTER && st.count < 0) lerr(ld, s->val.sp, "counter '%s' cannot be negative", bv->name);
+      else add_start(F, st);
       continue;
     }
     if (p >= 0) {

@@ -1,0 +1,253 @@
+/* test_data.c -- the YAML component loaders: the shipped files load without
+ * a diagnostic, expansion-shaped files load with no code change, and every
+ * rejection is a golden diagnostic: tests/golden/yaml/NAME.yaml against
+ * NAME.err, byte for byte (UPDATE_GOLDEN=1 rewrites the .err files).
+ *
+ * A golden's name prefix says what it is: board_ (a board file alone),
+ * decks_ (after rules/board.yaml), faction_ (after rules/board.yaml and
+ * rules/decks.yaml), state_ (a saved position against the full pack).
+ * Runs from the repository root. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "board.h"
+#include "data.h"
+#include "diag.h"
+
+#define GOLDEN_DIR "tests/golden/yaml"
+
+static void capture(void *ud, diag_level lv, const char *text) {
+  (void)lv;
+  sb_puts(ud, text);
+}
+
+static char *slurp(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  strbuf b = {0};
+  char buf[4096];
+  size_t k;
+  while ((k = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&b, buf, k);
+  fclose(f);
+  if (len) *len = b.n;
+  return b.s ? b.s : mt_strdup("");
+}
+
+static bool starts(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
+
+/* Runs one golden input; returns the diagnostics it produced. */
+static char *run_golden(const char *name, const char *path) {
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  if (starts(name, "state_")) {
+    board_def *def = data_load_dir(".", d);
+    unsigned char *st = NULL;
+    board_layout *L = def ? state_load_file(def, NULL, 0, 4, path, d, &st) : NULL;
+    if (L) sb_puts(&out, "(loaded)\n");
+    board_layout_free(L);
+    free(st);
+    board_def_free(def);
+  } else {
+    board_def *def = board_def_new();
+    data_loader *ld = data_loader_new(def, d);
+    int rc;
+    if (starts(name, "board_")) rc = data_load_board(ld, path);
+    else {
+      data_load_board(ld, "rules/board.yaml");
+      if (starts(name, "decks_")) rc = data_load_decks(ld, path);
+      else {
+        data_load_decks(ld, "rules/decks.yaml");
+        rc = data_load_faction(ld, path);
+      }
+    }
+    if (rc == 0) sb_puts(&out, "(loaded)\n");
+    data_loader_free(ld);
+    board_def_free(def);
+  }
+  diag_free(d);
+  return out.s ? out.s : mt_strdup("");
+}
+
+static int cmp_names(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void golden_diagnostics(void **state) {
+  (void)state;
+  DIR *dir = opendir(GOLDEN_DIR);
+  assert_non_null(dir);
+  char *names[512];
+  size_t n = 0;
+  struct dirent *e;
+  while ((e = readdir(dir)) && n < 512) {
+    size_t l = strlen(e->d_name);
+    if (l > 5 && !strcmp(e->d_name + l - 5, ".yaml")) names[n++] = mt_strdup(e->d_name);
+  }
+  closedir(dir);
+  qsort(names, n, sizeof *names, cmp_names);
+  bool update = getenv("UPDATE_GOLDEN") && !strcmp(getenv("UPDATE_GOLDEN"), "1");
+  int failed = 0;
+  for (size_t i = 0; i < n; i++) {
+    char path[512], errpath[512];
+    snprintf(path, sizeof path, GOLDEN_DIR "/%s", names[i]);
+    snprintf(errpath, sizeof errpath, GOLDEN_DIR "/%.*s.err", (int)(strlen(names[i]) - 5), names[i]);
+    char *got = run_golden(names[i], path);
+    if (update) {
+      FILE *f = fopen(errpath, "wb");
+      assert_non_null(f);
+      fputs(got, f);
+      fclose(f);
+    } else {
+      char *want = slurp(errpath, NULL);
+      if (!want) {
+        printf("golden %s: missing %s\n", names[i], errpath);
+        failed++;
+      } else if (strcmp(want, got) != 0) {
+        printf("golden %s: diagnostics differ\n--- expected\n%s--- got\n%s---\n", names[i], want, got);
+        failed++;
+      }
+      free(want);
+    }
+    if (!strstr(got, "error:")) {
+      printf("golden %s: no error reported\n", names[i]);
+      failed++;
+    }
+    free(got);
+    mt_free(names[i]);
+  }
+  printf("%zu golden YAML diagnostics checked, %d failed\n", n, failed);
+  assert_true(n >= 15);
+  assert_int_equal(failed, 0);
+}
+
+static void shipped_components_load_clean(void **state) {
+  (void)state;
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  board_def *def = data_load_dir(".", d);
+  diag_free(d);
+  if (!def) fail_msg("%s", out.s);
+  assert_null(out.s);
+  assert_int_equal(def->nfactions, 6);
+  assert_int_equal(def->nleaders, 30);
+  assert_int_equal(def->decks[board_deck_index(def, "spice")].ncards, 21);
+  assert_int_equal(def->decks[board_deck_index(def, "treachery")].ncards, 33);
+  assert_int_equal(def->decks[board_deck_index(def, "storm")].ncards, 6);
+  assert_int_equal(def->decks[board_deck_index(def, "traitor")].ncards, 30);
+  /* treachery classes: 9 weapons, 8 defenses, 5 worthless, 11 special */
+  int cls = board_card_attr_index(def, "class");
+  int counts[8] = {0};
+  const board_deck *t = &def->decks[board_deck_index(def, "treachery")];
+  for (int c = t->first_card; c < t->first_card + t->ncards; c++) counts[def->cards[c].attrs[cls]]++;
+  const board_attr *a = &def->card_attrs[cls];
+  for (int v = 0; v < a->nvalues; v++) {
+    if (!strcmp(a->values[v], "weapon")) assert_int_equal(counts[v], 9);
+    if (!strcmp(a->values[v], "defense")) assert_int_equal(counts[v], 8);
+    if (!strcmp(a->values[v], "worthless")) assert_int_equal(counts[v], 5);
+    if (!strcmp(a->values[v], "special")) assert_int_equal(counts[v], 11);
+  }
+  /* spice cards carry their territory's blow */
+  int c = board_card_index(def, "cielago_south");
+  assert_int_equal(def->cards[c].attrs[board_card_attr_index(def, "amount")], 12);
+  assert_int_equal(def->cards[c].attrs[board_card_attr_index(def, "area")], board_area_index(def, "cielago_south"));
+  /* traitor cards name their leader */
+  c = board_card_index(def, "piter_de_vries");
+  assert_int_equal(def->cards[c].attrs[board_card_attr_index(def, "leader")], board_leader_index(def, "piter_de_vries"));
+  assert_int_equal(def->cards[c].faction, board_faction_index(def, "harkonnen"));
+  /* faction sheets */
+  int hk = board_faction_index(def, "harkonnen"), fr = board_faction_index(def, "fremen");
+  assert_int_equal(def->factions[hk].attrs[board_faction_attr_index(def, "hand_limit")], 8);
+  assert_int_equal(def->factions[hk].attrs[board_faction_attr_index(def, "traitors_kept")], 4);
+  const board_attr *rl = &def->faction_attrs[board_faction_attr_index(def, "reserves_location")];
+  assert_string_equal(rl->values[def->factions[fr].attrs[board_faction_attr_index(def, "reserves_location")]], "on_planet");
+  assert_int_equal(def->factions[fr].noptions, 1);
+  assert_int_equal(def->factions[fr].options[0].count, 10);
+  assert_int_equal(def->leaders[board_leader_index(def, "stilgar")].strength, 7);
+  board_def_free(def);
+}
+
+/* An expansion-shaped faction (new token kinds, its own leaders, a start in
+ * a multi-sector territory) is just one more file: no code changes. */
+static void expansion_faction_is_data(void **state) {
+  (void)state;
+  const char *ix =
+      "name: Ixians\n"
+      "forces: { suboid: 13, cyborg: 7 }\n"
+      "start: { spice: 10, false_wall_east@6: { suboid: 3, cyborg: 3 } }\n"
+      "leaders:\n"
+      "  ctair_pilru: { name: \"C'Tair Pilru\", strength: 5 }\n"
+      "  cammar_pilru: { name: Cammar Pilru, strength: 1 }\n";
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  board_def *def = board_def_new();
+  data_loader *ld = data_loader_new(def, d);
+  assert_int_equal(data_load_board(ld, "rules/board.yaml"), 0);
+  assert_int_equal(data_load_decks(ld, "rules/decks.yaml"), 0);
+  assert_int_equal(data_load_faction(ld, "factions/atreides.yaml"), 0);
+  assert_int_equal(data_load_faction_text(ld, "factions/ixians.yaml", ix, strlen(ix)), 0);
+  assert_int_equal(data_loader_finish(ld), 0);
+  assert_null(out.s);
+  int f[2] = {board_faction_index(def, "ixians"), board_faction_index(def, "atreides")};
+  board_layout *L = board_layout_new(def, f, 2, NULL, 0, 0, NULL);
+  unsigned char *st = calloc(1, L->size);
+  board_state_init(L, st, 3);
+  int sec = board_section_parse(def, "false_wall_east@6");
+  assert_int_equal(board_tokens(L, st, sec, 0, board_kind_index(def, "cyborg")), 3);
+  assert_int_equal(board_tokens(L, st, board_loc_pool(L, board_pool_index(def, "reserves"), 0), 0,
+                                board_kind_index(def, "suboid")), 10);
+  assert_int_equal(board_pile_count(L, st, board_pile_slot(L, board_pile_index(def, "traitor_deck"), -1)), 7);
+  board_layout_free(L);
+  free(st);
+  data_loader_free(ld);
+  board_def_free(def);
+  diag_free(d);
+}
+
+static void duplicate_key_has_a_note(void **state) {
+  (void)state;
+  const char *doc = "sectors: 2\nsectors: 3\n";
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  board_def *def = board_def_new();
+  data_loader *ld = data_loader_new(def, d);
+  assert_int_equal(data_load_board_text(ld, "t.yaml", doc, strlen(doc)), -1);
+  assert_string_equal(out.s,
+                      "t.yaml:2:1: error: duplicate key 'sectors'\n"
+                      "    2 | sectors: 3\n"
+                      "      | ^~~~~~~\n"
+                      "t.yaml:1:1: note: first defined here\n"
+                      "    1 | sectors: 2\n"
+                      "      | ^~~~~~~\n");
+  data_loader_free(ld);
+  board_def_free(def);
+  diag_free(d);
+  sb_free(&out);
+}
+
+static void missing_pack_is_an_error(void **state) {
+  (void)state;
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  assert_null(data_load_dir("tests/no-such-pack", d));
+  assert_non_null(strstr(out.s, "cannot open 'tests/no-such-pack/rules/board.yaml'"));
+  diag_free(d);
+  sb_free(&out);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(shipped_components_load_clean),
+      cmocka_unit_test(expansion_faction_is_data),
+      cmocka_unit_test(duplicate_key_has_a_note),
+      cmocka_unit_test(missing_pack_is_an_error),
+      cmocka_unit_test(golden_diagnostics),
+  };
+  return cmocka_run_group_tests_name("data", tests, NULL, NULL);
+}
