@@ -309,8 +309,8 @@ expr: INT { $$ = N(AST_INT, @1); $$->ival = $1; }
         $$ = named(ls, AST_AGGREGATE, @$, $3); $$->op = (uint16_t)$1; ast_add(A, $$, $5); ast_add(A, $$, $6); ast_add(A, $$, $8); }
     | ASK expr STRING FROM expr %prec ASKPREC {
         $$ = N(AST_ASK, @$); ast_add(A, $$, $2); node *s = N(AST_STR, @3); s->str = $3; ast_add(A, $$, s); ast_add(A, $$, $5); }
-    | '-' expr %prec UMINUS { $$ = un(ls, OP_NEG, $2, @$); }
-    | NOT expr { $$ = un(ls, OP_NOT, $2, @$); }
+    | '-' expr %prec UMINUS { $$ = un(ls, BOP_NEG, $2, @$); }
+    | NOT expr { $$ = un(ls, BOP_NOT, $2, @$); }
     | expr '+' expr { $$ = bin(ls, '+', $1, $3, @2); }
     | expr '-' expr { $$ = bin(ls, '-', $1, $3, @2); }
     | expr '*' expr { $$ = bin(ls, '*', $1, $3, @2); }
@@ -318,15 +318,15 @@ expr: INT { $$ = N(AST_INT, @1); $$->ival = $1; }
     | expr '%' expr { $$ = bin(ls, '%', $1, $3, @2); }
     | expr '&' expr { $$ = bin(ls, '&', $1, $3, @2); }
     | expr '|' expr { $$ = bin(ls, '|', $1, $3, @2); }
-    | expr EQ expr { $$ = bin(ls, OP_EQ, $1, $3, @2); }
-    | expr NE expr { $$ = bin(ls, OP_NE, $1, $3, @2); }
+    | expr EQ expr { $$ = bin(ls, BOP_EQ, $1, $3, @2); }
+    | expr NE expr { $$ = bin(ls, BOP_NE, $1, $3, @2); }
     | expr '<' expr { $$ = bin(ls, '<', $1, $3, @2); }
-    | expr LE expr { $$ = bin(ls, OP_LE, $1, $3, @2); }
+    | expr LE expr { $$ = bin(ls, BOP_LE, $1, $3, @2); }
     | expr '>' expr { $$ = bin(ls, '>', $1, $3, @2); }
-    | expr GE expr { $$ = bin(ls, OP_GE, $1, $3, @2); }
-    | expr IN expr { $$ = bin(ls, OP_IN, $1, $3, @2); }
-    | expr AND expr { $$ = bin(ls, OP_AND, $1, $3, @2); }
-    | expr OR expr { $$ = bin(ls, OP_OR, $1, $3, @2); }
+    | expr GE expr { $$ = bin(ls, BOP_GE, $1, $3, @2); }
+    | expr IN expr { $$ = bin(ls, BOP_IN, $1, $3, @2); }
+    | expr AND expr { $$ = bin(ls, BOP_AND, $1, $3, @2); }
+    | expr OR expr { $$ = bin(ls, BOP_OR, $1, $3, @2); }
     | expr DOTDOT expr { $$ = N(AST_RANGE, @2); ast_add(A, $$, $1); ast_add(A, $$, $3); }
     | expr '?' expr ':' expr { $$ = N(AST_COND, @2); ast_add(A, $$, $1); ast_add(A, $$, $3); ast_add(A, $$, $5); }
     ;

@@ -98,10 +98,10 @@ enum { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_ANY, AGG_ALL };
 /* base types; the order is part of the bytecode format (type tags in decisions) */
 enum {
   TY_ERROR, TY_INT, TY_BOOL, TY_FACTION, TY_TERRITORY, TY_SECTOR, TY_CARD, TY_LEADER,
-  TY_KIND, TY_POOL, TY_PILE, TY_COUNTER, TY_TAG, TY_RULE, TY_STR, TY_VOID, TY__COUNT
+  TY_KIND, TY_POOL, TY_PILE, TY_PILENAME, TY_LOC, TY_TAG, TY_ATTR, TY_RULE, TY_STR, TY_VOID, TY__COUNT
 };
 /* binary operators: the token characters, plus these for multi-char ones */
-enum { OP_EQ = 256, OP_NE, OP_LE, OP_GE, OP_AND, OP_OR, OP_NOT, OP_IN, OP_NEG };
+enum { BOP_EQ = 256, BOP_NE, BOP_LE, BOP_GE, BOP_AND, BOP_OR, BOP_NOT, BOP_IN, BOP_NEG };
 
 typedef struct node node;
 struct node {

@@ -21,7 +21,7 @@ char *mt_strndup(const char *s, size_t n);
   do {                                                                             \
     if ((n) >= (cap)) {                                                            \
       (cap) = (cap) ? (cap) * 2 : 8;                                               \
-      (v) = mt_realloc((v), (cap) * sizeof *(v));                                  \
+      (v) = mt_realloc((v), (size_t)(cap) * sizeof *(v));                                  \
     }                                                                              \
   } while (0)
 #define VEC_PUSH(v, n, cap, x)                                                     \

@@ -1,0 +1,249 @@
+/* builtins.c -- the built-in functions of the rules language (builtins.def),
+ * implemented over the generic board model.  Faction values in the language
+ * are the data's faction indices; the board's state is indexed by game
+ * faction, so every faction argument is mapped here, and a faction that is
+ * not in the game is simply absent from every place. */
+#include <string.h>
+
+#include "check.h"
+#include "vm.h"
+
+static uint64_t all_areas(const board_def *def) { return def->nareas >= 64 ? ~0ull : (1ull << def->nareas) - 1; }
+
+static uint64_t factions_present(const vm *v) {
+  uint64_t s = 0;
+  for (int i = 0; i < v->L->nf; i++) s |= 1ull << v->L->faction[i];
+  return s;
+}
+
+/* game-faction bitset (board) -> def-faction bitset (language) */
+static int64_t to_def_set(const vm *v, uint32_t gs) {
+  uint64_t s = 0;
+  for (int i = 0; i < v->L->nf; i++)
+    if (gs >> i & 1u) s |= 1ull << v->L->faction[i];
+  return (int64_t)s;
+}
+
+static bool area_ok(const vm *v, int64_t t) { return t >= 0 && t < v->p->def->nareas; }
+static bool sector_ok(const vm *v, int64_t s) { return s >= 0 && s < v->p->def->nsectors; }
+
+int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
+  const board_def *def = v->p->def;
+  const board_layout *L = v->L;
+  unsigned char *st = v->st;
+  int gf;
+#define RANGE_CHECK(ok, val)                                                                                         \
+  do {                                                                                                               \
+    if (!(ok)) {                                                                                                     \
+      *err = VE_RANGE;                                                                                               \
+      *errv = (val);                                                                                                 \
+      return 0;                                                                                                      \
+    }                                                                                                                \
+  } while (0)
+  switch (id) {
+  case BI_factions: return (int64_t)factions_present(v);
+  case BI_territories: return (int64_t)all_areas(def);
+  case BI_sectors: return def->nsectors >= 64 ? -1 : (int64_t)((1ull << def->nsectors) - 1);
+  case BI_leaders_of: {
+    if (a[0] < 0 || a[0] >= def->nfactions) return 0;
+    uint64_t s = 0;
+    const board_faction *f = &def->factions[a[0]];
+    for (int i = 0; i < f->nleaders; i++)
+      if (f->first_leader + i < 64) s |= 1ull << (f->first_leader + i);
+    return (int64_t)s;
+  }
+  case BI_in_game: return vm_game_faction(v, a[0]) >= 0;
+  case BI_count: return __builtin_popcountll((unsigned long long)a[0]);
+  case BI_first: return a[0] ? __builtin_ctzll((unsigned long long)a[0]) : -1;
+  case BI_min: return a[0] < a[1] ? a[0] : a[1];
+  case BI_max: return a[0] > a[1] ? a[0] : a[1];
+  case BI_abs:
+    RANGE_CHECK(a[0] != INT64_MIN, a[0]);
+    return a[0] < 0 ? -a[0] : a[0];
+  case BI_div_up:
+    if (a[1] <= 0) return *err = VE_DIV, 0;
+    return a[0] >= 0 ? (a[0] + a[1] - 1) / a[1] : -((-a[0]) / a[1]);
+  case BI_div_round:
+    if (a[1] <= 0) return *err = VE_DIV, 0;
+    return a[0] >= 0 ? (2 * a[0] + a[1]) / (2 * a[1]) : -((-2 * a[0] + a[1] - 1) / (2 * a[1]));
+  case BI_sectors_of: RANGE_CHECK(area_ok(v, a[0]), a[0]); return def->areas[a[0]].sectors;
+  case BI_has_tag: RANGE_CHECK(area_ok(v, a[0]), a[0]); return board_area_has_tag(def, (int)a[0], (int)a[1]);
+  case BI_tagged: return (int64_t)board_areas_with_tag(def, (int)a[0]);
+  case BI_borders:
+    RANGE_CHECK(area_ok(v, a[0]) && area_ok(v, a[1]), a[0]);
+    return board_borders(def, (int)a[0], (int)a[1]);
+  case BI_neighbours: RANGE_CHECK(area_ok(v, a[0]), a[0]); return (int64_t)def->areas[a[0]].borders;
+  case BI_distance:
+    RANGE_CHECK(area_ok(v, a[0]) && area_ok(v, a[1]), a[0]);
+    return board_area_distance(def, (int)a[0], (int)a[1]);
+  case BI_within:
+    RANGE_CHECK(area_ok(v, a[0]), a[0]);
+    if (a[1] < 0) return 0;
+    return (int64_t)board_within(def, (int)a[0], a[1] > def->nareas ? def->nareas : (int)a[1]);
+  case BI_sector_add: {
+    RANGE_CHECK(sector_ok(v, a[0]), a[0]);
+    int64_t n = def->nsectors;
+    return ((a[0] + a[1]) % n + n) % n;
+  }
+  case BI_storm_path:
+    RANGE_CHECK(sector_ok(v, a[0]), a[0]);
+    if (a[1] <= 0) return 0;
+    return board_storm_path(def, (int)a[0], a[1] > 1000 ? 1000 : (int)a[1]);
+  case BI_storm_sectors: return board_storm_sectors(L, st);
+  case BI_in_storm: {
+    RANGE_CHECK(area_ok(v, a[0]), a[0]);
+    int s = board_section_of(def, (int)a[0], (int)a[1]);
+    if (s < 0) s = board_section_of(def, (int)a[0], -1);
+    return s >= 0 && board_section_in_storm(L, st, s);
+  }
+  case BI_reachable:
+    RANGE_CHECK(area_ok(v, a[0]), a[0]);
+    if (a[1] < 0) return 0;
+    return (int64_t)board_reachable(def, (int)a[0], a[1] > def->nareas ? def->nareas : (int)a[1],
+                                    board_storm_sectors(L, st), (uint64_t)a[2]);
+  case BI_reachable_from: {
+    RANGE_CHECK(area_ok(v, a[0]), a[0]);
+    int s = board_section_of(def, (int)a[0], (int)a[1]);
+    if (s < 0) return *err = VE_SECTION, 0;
+    if (a[2] < 0) return 0;
+    return (int64_t)board_reachable_from_section(def, s, a[2] > def->nareas ? def->nareas : (int)a[2],
+                                                 board_storm_sectors(L, st), (uint64_t)a[3]);
+  }
+  case BI_tokens:
+  case BI_tokens_of:
+    gf = vm_game_faction(v, a[0]);
+    if (id == BI_tokens) {
+      RANGE_CHECK(area_ok(v, a[1]), a[1]);
+      return gf < 0 ? 0 : board_tokens_in_area(L, st, (int)a[1], gf, 0);
+    }
+    RANGE_CHECK(area_ok(v, a[2]) && a[1] >= 0 && a[1] < def->nkinds, a[2]);
+    return gf < 0 ? 0 : board_tokens_in_area(L, st, (int)a[2], gf, 1u << a[1]);
+  case BI_tokens_at: {
+    gf = vm_game_faction(v, a[0]);
+    RANGE_CHECK(area_ok(v, a[1]), a[1]);
+    int s = board_section_of(def, (int)a[1], (int)a[2]);
+    if (gf < 0 || s < 0) return 0;
+    int n = 0;
+    for (int k = 0; k < def->nkinds; k++) n += board_tokens(L, st, s, gf, k);
+    return n;
+  }
+  case BI_pooled:
+  case BI_pooled_of: {
+    gf = vm_game_faction(v, a[0]);
+    int pool = (int)(id == BI_pooled ? a[1] : a[2]);
+    if (gf < 0) return 0;
+    int loc = board_loc_pool(L, pool, def->pools[pool].scope == BS_FACTION ? gf : -1);
+    if (loc < 0) return 0;
+    if (id == BI_pooled_of) return board_tokens(L, st, loc, gf, (int)a[1]);
+    int n = 0;
+    for (int k = 0; k < def->nkinds; k++) n += board_tokens(L, st, loc, gf, k);
+    return n;
+  }
+  case BI_occupants: RANGE_CHECK(area_ok(v, a[0]), a[0]); return to_def_set(v, board_factions_in_area(L, st, (int)a[0], 0));
+  case BI_occupants_at: {
+    RANGE_CHECK(area_ok(v, a[0]), a[0]);
+    int s = board_section_of(def, (int)a[0], (int)a[1]);
+    return s < 0 ? 0 : to_def_set(v, board_factions_in_section(L, st, s, 0));
+  }
+  case BI_occupied_by:
+    gf = vm_game_faction(v, a[0]);
+    return gf < 0 ? 0 : (int64_t)board_occupied(L, st, gf, 0);
+  case BI_controls:
+    gf = vm_game_faction(v, a[0]);
+    RANGE_CHECK(area_ok(v, a[1]), a[1]);
+    return gf >= 0 && board_controls(L, st, gf, (int)a[1], 0);
+  case BI_occupied_sectors: {
+    gf = vm_game_faction(v, a[0]);
+    RANGE_CHECK(area_ok(v, a[1]), a[1]);
+    if (gf < 0) return 0;
+    int64_t s = 0;
+    const board_area *ar = &def->areas[a[1]];
+    for (int i = 0; i < ar->nsections; i++) {
+      int sec = ar->first_section + i;
+      int n = 0;
+      for (int k = 0; k < def->nkinds; k++) n += board_tokens(L, st, sec, gf, k);
+      if (n && def->sections[sec].sector >= 0) s |= 1ll << def->sections[sec].sector;
+    }
+    return s;
+  }
+  case BI_section: {
+    RANGE_CHECK(area_ok(v, a[0]), a[0]);
+    int s = board_section_of(def, (int)a[0], (int)a[1]);
+    if (s < 0) s = def->areas[a[0]].nsections == 1 ? def->areas[a[0]].first_section : -1;
+    if (s < 0) return *err = VE_SECTION, 0;
+    return board_loc_section(s);
+  }
+  case BI_pool: {
+    int pool = (int)a[0];
+    int owner = -1;
+    if (def->pools[pool].scope == BS_FACTION) {
+      owner = vm_game_faction(v, a[1]);
+      if (owner < 0) return *err = VE_ABSENT, 0;
+    }
+    return board_loc_pool(L, pool, owner);
+  }
+  case BI_move: {
+    gf = vm_game_faction(v, a[0]);
+    if (gf < 0) return *err = VE_ABSENT, 0;
+    if (a[2] < 0) return *err = VE_RANGE, *errv = a[2], 0;
+    if (a[2] == 0) return 0;
+    int r = board_move_tokens(L, st, gf, (int)a[1], (int)a[3], (int)a[4], (int)a[2]);
+    if (r != BOARD_OK) return *err = r == BOARD_ESHORT ? VE_SHORT : VE_RANGE, 0;
+    return 0;
+  }
+  case BI_pile: {
+    int owner = -1;
+    if (def->piles[a[0]].scope == BS_FACTION) {
+      owner = vm_game_faction(v, a[1]);
+      if (owner < 0) return *err = VE_ABSENT, 0;
+    }
+    return board_pile_slot(L, (int)a[0], owner);
+  }
+  case BI_pile_size: RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]); return board_pile_count(L, st, (int)a[0]);
+  case BI_top: RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]); return board_pile_top(L, st, (int)a[0]);
+  case BI_holds: {
+    RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]);
+    if (a[1] < 0 || a[1] >= def->ncards) return 0;
+    int pos;
+    return board_card_pile(L, st, (int)a[1], &pos) == a[0];
+  }
+  case BI_pile_of: {
+    RANGE_CHECK(a[0] >= 0 && a[0] < def->ncards, a[0]);
+    int pos;
+    return board_card_pile(L, st, (int)a[0], &pos);
+  }
+  case BI_deck_of:
+    RANGE_CHECK(a[0] >= 0 && a[0] < def->ncards, a[0]);
+    return def->decks[def->cards[a[0]].deck].pile;
+  case BI_put:
+    RANGE_CHECK(a[0] >= 0 && a[0] < def->ncards && a[1] >= 0 && a[1] < L->npile_slots, a[0]);
+    if (board_card_move(L, st, (int)a[0], (int)a[1], -1) != BOARD_OK) return *err = VE_CARD, 0;
+    return 0;
+  case BI_draw: {
+    RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots && a[1] >= 0 && a[1] < L->npile_slots, a[0]);
+    int c = board_pile_top(L, st, (int)a[0]);
+    if (c < 0) return -1;
+    if (board_card_move(L, st, c, (int)a[1], -1) != BOARD_OK) return *err = VE_CARD, 0;
+    return c;
+  }
+  case BI_shuffle:
+    RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]);
+    board_pile_shuffle(L, st, (int)a[0]);
+    return 0;
+  case BI_strength: RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]); return def->leaders[a[0]].strength;
+  case BI_leader_owner: RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]); return def->leaders[a[0]].faction;
+  case BI_leader_status: RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]); return board_leader_get(L, st, (int)a[0]).status;
+  case BI_set_leader_status: {
+    RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders && a[1] >= 0 && a[1] < def->nleader_status, a[1]);
+    board_leader_state s = board_leader_get(L, st, (int)a[0]);
+    s.status = (int8_t)a[1];
+    board_leader_set(L, st, (int)a[0], s);
+    return 0;
+  }
+  case BI_random:
+    if (a[0] <= 0) return *err = VE_RANGE, *errv = a[0], 0;
+    return (int64_t)board_rng_below(L, st, (uint64_t)a[0]);
+  default: *err = VE_INTERNAL; return 0;
+  }
+#undef RANGE_CHECK
+}

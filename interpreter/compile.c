@@ -1,0 +1,1105 @@
+/* compile.c -- checked AST -> bytecode (stage 5).
+ *
+ * Every function carries the rule it belongs to, and every instruction a
+ * source span (pcspan table), so runtime errors and traces cite both.  Besides
+ * the user's code, the compiler generates the dispatchers that implement the
+ * precedence ladder: one per value (definitions in precedence order, with
+ * runtime conflict checks), one per event (before / instead-of or on / after,
+ * triggers of different factions in the rules' trigger order) and one guard
+ * function per action (each guard attributed to its rule, suppressed where a
+ * superseding rule's check applies). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "opcodes.h"
+#include "program.h"
+
+typedef struct cg {
+  program *p;
+  diag *d;
+  mt_span span;
+  int fn;
+  int slot_base, ntemps, maxtemps;
+  uint32_t *breaks;
+  int nbreaks, capbreaks;
+  int loop_depth;
+  int break_mark[64];
+} cg;
+
+/* ---- emission ------------------------------------------------------------ */
+
+static void put_byte(cg *c, uint8_t b) { VEC_PUSH(c->p->code, c->p->ncode, c->p->capcode, b); }
+static void put_word(cg *c, int32_t w) {
+  uint8_t b[4];
+  memcpy(b, &w, 4);
+  for (int i = 0; i < 4; i++) put_byte(c, b[i]);
+}
+
+static void mark_span(cg *c) {
+  program *p = c->p;
+  if (p->nspans && p->spans[p->nspans - 1].span.file == c->span.file &&
+      p->spans[p->nspans - 1].span.start == c->span.start && p->spans[p->nspans - 1].span.end == c->span.end)
+    return;
+  if (p->nspans && p->spans[p->nspans - 1].pc == p->ncode) {
+    p->spans[p->nspans - 1].span = c->span;
+    return;
+  }
+  pcspan ps = {p->ncode, c->span};
+  VEC_PUSH(p->spans, p->nspans, p->capspans, ps);
+}
+
+static uint32_t op0(cg *c, opcode o) {
+  mark_span(c);
+  uint32_t at = c->p->ncode;
+  put_byte(c, (uint8_t)o);
+  return at;
+}
+static uint32_t op1(cg *c, opcode o, int32_t a) {
+  uint32_t at = op0(c, o);
+  put_word(c, a);
+  return at;
+}
+static uint32_t op2(cg *c, opcode o, int32_t a, int32_t b) {
+  uint32_t at = op0(c, o);
+  put_word(c, a);
+  put_word(c, b);
+  return at;
+}
+static uint32_t here(cg *c) { return c->p->ncode; }
+static void patch(cg *c, uint32_t at, uint32_t target) {
+  int32_t t = (int32_t)target;
+  memcpy(c->p->code + at + 1, &t, 4);
+}
+static uint32_t jump(cg *c, opcode o) { return op1(c, o, 0); }
+
+static void push_int(cg *c, int64_t v) {
+  if (v >= INT32_MIN && v <= INT32_MAX) {
+    op1(c, OP_PUSH_INT, (int32_t)v);
+    return;
+  }
+  program *p = c->p;
+  int k = -1;
+  for (int i = 0; i < p->nconsts; i++)
+    if (p->consts[i] == v) k = i;
+  if (k < 0) {
+    VEC_PUSH(p->consts, p->nconsts, p->capconsts, v);
+    k = p->nconsts - 1;
+  }
+  op1(c, OP_PUSH_K, k);
+}
+
+static int intern(cg *c, const char *s) {
+  program *p = c->p;
+  for (int i = 0; i < p->nstrings; i++)
+    if (p->strings[i] == s || !strcmp(p->strings[i], s)) return i;
+  VEC_PUSH(p->strings, p->nstrings, p->capstrings, s);
+  return p->nstrings - 1;
+}
+
+static int new_list(cg *c, const int *v, int n) {
+  program *p = c->p;
+  int *list = mt_calloc((size_t)n + 1, sizeof *list);
+  if (n) memcpy(list, v, (size_t)n * sizeof *v);
+  VEC_GROW(p->lists, p->nlists, p->caplists);
+  p->nlist = mt_realloc(p->nlist, (size_t)p->caplists * sizeof *p->nlist);
+  p->lists[p->nlists] = list;
+  p->nlist[p->nlists] = n;
+  return p->nlists++;
+}
+
+static int new_func(cg *c, const char *what, int rule, fn_kind k, int nparams) {
+  func_rec f = {0};
+  f.what = what;
+  f.rule = rule;
+  f.kind = k;
+  f.nparams = nparams;
+  VEC_PUSH(c->p->funcs, c->p->nfuncs, c->p->capfuncs, f);
+  return c->p->nfuncs - 1;
+}
+
+static void begin(cg *c, int fn, int nslots, mt_span span) {
+  c->fn = fn;
+  c->slot_base = nslots;
+  c->ntemps = c->maxtemps = 0;
+  c->span = span;
+  c->p->funcs[fn].start = here(c);
+}
+static void end(cg *c) {
+  func_rec *f = &c->p->funcs[c->fn];
+  f->end = here(c);
+  f->nlocals = c->slot_base + c->maxtemps;
+  if (f->nlocals < f->nparams) f->nlocals = f->nparams;
+}
+static int temp(cg *c) {
+  int t = c->slot_base + c->ntemps++;
+  if (c->ntemps > c->maxtemps) c->maxtemps = c->ntemps;
+  return t;
+}
+
+/* A function's description for traces and disassembly (owned by the program). */
+static char *what(const char *fmt, ...) MT_PRINTF(1, 2);
+static char *what(const char *fmt, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return mt_strdup(buf);
+}
+
+/* ---- expressions ------------------------------------------------------------ */
+
+static void expr(cg *c, node *n);
+static void block(cg *c, node *b);
+
+typedef void (*emit_fn)(cg *c, void *ud);
+
+/* Iterates the set in local SET_SLOT (consumed), binding X; when KEY is given
+ * the members come in ascending key order (ties by index).  WHERE filters.
+ * BODY runs for each member; `break` jumps to the end. */
+static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn body, void *ud) {
+  uint32_t top = here(c);
+  op1(c, OP_LOAD, set_slot);
+  push_int(c, 0);
+  op0(c, OP_EQ);
+  uint32_t j_end = jump(c, OP_JUMP_TRUE);
+  if (!key) {
+    op1(c, OP_LOAD, set_slot);
+    op0(c, OP_SET_FIRST);
+    op1(c, OP_STORE, x);
+  } else {
+    int scan = temp(c), best = temp(c), bestk = temp(c), k = temp(c);
+    op1(c, OP_LOAD, set_slot);
+    op1(c, OP_STORE, scan);
+    push_int(c, -1);
+    op1(c, OP_STORE, best);
+    uint32_t l_scan = here(c);
+    op1(c, OP_LOAD, scan);
+    push_int(c, 0);
+    op0(c, OP_EQ);
+    uint32_t j_done = jump(c, OP_JUMP_TRUE);
+    op1(c, OP_LOAD, scan);
+    op0(c, OP_SET_FIRST);
+    op1(c, OP_STORE, x);
+    op1(c, OP_LOAD, scan);
+    op1(c, OP_LOAD, x);
+    op0(c, OP_SET_SINGLE);
+    op0(c, OP_SET_DIFF);
+    op1(c, OP_STORE, scan);
+    expr(c, key);
+    op1(c, OP_STORE, k);
+    op1(c, OP_LOAD, best);
+    push_int(c, -1);
+    op0(c, OP_EQ);
+    uint32_t j_take = jump(c, OP_JUMP_TRUE);
+    op1(c, OP_LOAD, k);
+    op1(c, OP_LOAD, bestk);
+    op0(c, OP_LT);
+    op1(c, OP_JUMP_FALSE, (int32_t)l_scan);
+    patch(c, j_take, here(c));
+    op1(c, OP_LOAD, x);
+    op1(c, OP_STORE, best);
+    op1(c, OP_LOAD, k);
+    op1(c, OP_STORE, bestk);
+    op1(c, OP_JUMP, (int32_t)l_scan);
+    patch(c, j_done, here(c));
+    op1(c, OP_LOAD, best);
+    op1(c, OP_STORE, x);
+  }
+  op1(c, OP_LOAD, set_slot);
+  op1(c, OP_LOAD, x);
+  op0(c, OP_SET_SINGLE);
+  op0(c, OP_SET_DIFF);
+  op1(c, OP_STORE, set_slot);
+  if (where) {
+    expr(c, where);
+    op1(c, OP_JUMP_FALSE, (int32_t)top);
+  }
+  int mark = c->nbreaks;
+  c->break_mark[c->loop_depth++ & 63] = mark;
+  body(c, ud);
+  op1(c, OP_JUMP, (int32_t)top);
+  patch(c, j_end, here(c));
+  c->loop_depth--;
+  while (c->nbreaks > mark) patch(c, c->breaks[--c->nbreaks], here(c));
+}
+
+/* Iterates a range, a pile or a set expression ITER, binding local X. */
+static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn body, void *ud) {
+  if (iter->kind == AST_RANGE) {
+    int hi = temp(c);
+    expr(c, iter->kids[0]);
+    op1(c, OP_STORE, x);
+    expr(c, iter->kids[1]);
+    op1(c, OP_STORE, hi);
+    uint32_t top = here(c);
+    op1(c, OP_LOAD, x);
+    op1(c, OP_LOAD, hi);
+    op0(c, OP_LE);
+    uint32_t j_end = jump(c, OP_JUMP_FALSE);
+    uint32_t j_skip = 0;
+    if (where) {
+      expr(c, where);
+      j_skip = jump(c, OP_JUMP_FALSE);
+    }
+    int mark = c->nbreaks;
+    c->break_mark[c->loop_depth++ & 63] = mark;
+    body(c, ud);
+    if (where) patch(c, j_skip, here(c));
+    op1(c, OP_LOAD, x);
+    push_int(c, 1);
+    op0(c, OP_ADD);
+    op1(c, OP_STORE, x);
+    op1(c, OP_JUMP, (int32_t)top);
+    patch(c, j_end, here(c));
+    c->loop_depth--;
+    while (c->nbreaks > mark) patch(c, c->breaks[--c->nbreaks], here(c));
+    return;
+  }
+  if (iter->ty == TY_PILE) { /* top card first */
+    int pile = temp(c), i = temp(c);
+    expr(c, iter);
+    op1(c, OP_STORE, pile);
+    op1(c, OP_LOAD, pile);
+    op2(c, OP_BUILTIN, BI_pile_size, 1);
+    push_int(c, 1);
+    op0(c, OP_SUB);
+    op1(c, OP_STORE, i);
+    uint32_t top = here(c);
+    op1(c, OP_LOAD, i);
+    push_int(c, 0);
+    op0(c, OP_GE);
+    uint32_t j_end = jump(c, OP_JUMP_FALSE);
+    op1(c, OP_LOAD, pile);
+    op1(c, OP_LOAD, i);
+    op0(c, OP_PILE_CARD);
+    op1(c, OP_STORE, x);
+    op1(c, OP_LOAD, i);
+    push_int(c, 1);
+    op0(c, OP_SUB);
+    op1(c, OP_STORE, i);
+    if (where) {
+      expr(c, where);
+      op1(c, OP_JUMP_FALSE, (int32_t)top);
+    }
+    int mark = c->nbreaks;
+    c->break_mark[c->loop_depth++ & 63] = mark;
+    body(c, ud);
+    op1(c, OP_JUMP, (int32_t)top);
+    patch(c, j_end, here(c));
+    c->loop_depth--;
+    while (c->nbreaks > mark) patch(c, c->breaks[--c->nbreaks], here(c));
+    return;
+  }
+  int s = temp(c);
+  expr(c, iter);
+  op1(c, OP_STORE, s);
+  set_loop(c, s, x, key, where, body, ud);
+}
+
+typedef struct agg_ud {
+  node *n;
+  int acc;
+  int res;
+} agg_ud;
+
+static void agg_body(cg *c, void *ud) {
+  agg_ud *a = ud;
+  node *n = a->n;
+  switch (n->op) {
+  case AGG_SUM:
+    op1(c, OP_LOAD, a->acc);
+    expr(c, n->kids[2]);
+    op0(c, OP_ADD);
+    op1(c, OP_STORE, a->acc);
+    break;
+  case AGG_ANY:
+  case AGG_ALL: {
+    expr(c, n->kids[2]);
+    uint32_t j = jump(c, n->op == AGG_ANY ? OP_JUMP_FALSE : OP_JUMP_TRUE);
+    push_int(c, n->op == AGG_ANY);
+    op1(c, OP_STORE, a->acc);
+    patch(c, j, here(c));
+    break;
+  }
+  case AGG_MIN:
+  case AGG_MAX: {
+    int v = temp(c);
+    expr(c, n->kids[2]);
+    op1(c, OP_STORE, v);
+    op1(c, OP_LOAD, a->res); /* first value seen? */
+    uint32_t j_first = jump(c, OP_JUMP_FALSE);
+    op1(c, OP_LOAD, v);
+    op1(c, OP_LOAD, a->acc);
+    op0(c, n->op == AGG_MIN ? OP_LT : OP_GT);
+    uint32_t j_keep = jump(c, OP_JUMP_FALSE);
+    patch(c, j_first, here(c));
+    op1(c, OP_LOAD, v);
+    op1(c, OP_STORE, a->acc);
+    push_int(c, 1);
+    op1(c, OP_STORE, a->res);
+    patch(c, j_keep, here(c));
+    c->ntemps--;
+    break;
+  }
+  }
+}
+
+static void comp_body(cg *c, void *ud) {
+  agg_ud *a = ud;
+  op1(c, OP_LOAD, a->acc);
+  op1(c, OP_LOAD, a->n->slot);
+  op0(c, OP_SET_SINGLE);
+  op0(c, OP_SET_UNION);
+  op1(c, OP_STORE, a->acc);
+}
+
+static void call_args(cg *c, node *n) {
+  for (uint32_t i = 0; i < n->nkids; i++) expr(c, n->kids[i]);
+}
+
+static void expr(cg *c, node *n) {
+  mt_span save = c->span;
+  c->span = n->span;
+  switch (n->kind) {
+  case AST_INT: push_int(c, n->ival); break;
+  case AST_BOOL: push_int(c, n->ival ? 1 : 0); break;
+  case AST_NONE: push_int(c, -1); break;
+  case AST_RULEREF: push_int(c, n->ival); break;
+  case AST_NAME:
+    switch (n->op) {
+    case REF_LOCAL: op1(c, OP_LOAD, n->slot); break;
+    case REF_CONST: push_int(c, n->ival); break;
+    case REF_VALUE: op2(c, OP_CALL, c->p->values[n->sym].dispatch_fn, 0); break;
+    case REF_VAR: op1(c, OP_VAR_GET, n->sym); break;
+    case REF_BUILTIN: op2(c, OP_BUILTIN, n->sym, 0); break;
+    default: push_int(c, 0); break;
+    }
+    break;
+  case AST_CALL:
+    switch (n->op) {
+    case CALL_VALUE:
+      call_args(c, n);
+      op2(c, OP_CALL, c->p->values[n->sym].dispatch_fn, (int32_t)n->nkids);
+      break;
+    case CALL_VAR:
+      call_args(c, n);
+      op1(c, OP_VAR_GET, n->sym);
+      break;
+    case CALL_BUILTIN:
+      call_args(c, n);
+      op2(c, OP_BUILTIN, n->sym, (int32_t)n->nkids);
+      break;
+    case CALL_ATTR:
+      expr(c, n->kids[0]);
+      op2(c, OP_ATTR, (int32_t)n->ival, n->sym);
+      break;
+    default: push_int(c, 0); break;
+    }
+    break;
+  case AST_UNARY:
+    expr(c, n->kids[0]);
+    op0(c, n->op == BOP_NOT ? OP_NOT : OP_NEG);
+    break;
+  case AST_BINARY: {
+    int op = n->op;
+    if (op == BOP_AND || op == BOP_OR) {
+      expr(c, n->kids[0]);
+      uint32_t j = jump(c, op == BOP_AND ? OP_AND_JUMP : OP_OR_JUMP);
+      expr(c, n->kids[1]);
+      patch(c, j, here(c));
+      break;
+    }
+    if (op == BOP_IN) {
+      node *r = n->kids[1];
+      expr(c, n->kids[0]);
+      if (r->kind == AST_RANGE) {
+        expr(c, r->kids[0]);
+        expr(c, r->kids[1]);
+        op0(c, OP_RANGE_HAS);
+      } else {
+        expr(c, r);
+        op0(c, OP_SET_HAS);
+      }
+      break;
+    }
+    expr(c, n->kids[0]);
+    expr(c, n->kids[1]);
+    if (n->kids[0]->ty & TY_SETBIT && n->kids[0]->ty != TY_ERROR) {
+      if (n->flags == 1) op0(c, OP_SET_SINGLE);
+      op0(c, op == '-' ? OP_SET_DIFF : op == '&' ? OP_SET_INTER : OP_SET_UNION);
+      break;
+    }
+    switch (op) {
+    case '+': op0(c, OP_ADD); break;
+    case '-': op0(c, OP_SUB); break;
+    case '*': op0(c, OP_MUL); break;
+    case '/': op0(c, OP_DIV); break;
+    case '%': op0(c, OP_MOD); break;
+    case BOP_EQ: op0(c, OP_EQ); break;
+    case BOP_NE: op0(c, OP_NE); break;
+    case '<': op0(c, OP_LT); break;
+    case '>': op0(c, OP_GT); break;
+    case BOP_LE: op0(c, OP_LE); break;
+    case BOP_GE: op0(c, OP_GE); break;
+    default: op0(c, OP_NOP); break;
+    }
+    break;
+  }
+  case AST_COND: {
+    expr(c, n->kids[0]);
+    uint32_t j_else = jump(c, OP_JUMP_FALSE);
+    expr(c, n->kids[1]);
+    uint32_t j_end = jump(c, OP_JUMP);
+    patch(c, j_else, here(c));
+    expr(c, n->kids[2]);
+    patch(c, j_end, here(c));
+    break;
+  }
+  case AST_SETLIT:
+    push_int(c, 0);
+    for (uint32_t i = 0; i < n->nkids; i++) {
+      expr(c, n->kids[i]);
+      op0(c, OP_SET_SINGLE);
+      op0(c, OP_SET_UNION);
+    }
+    break;
+  case AST_COMPREHENSION: {
+    agg_ud a = {n, temp(c), 0};
+    push_int(c, 0);
+    op1(c, OP_STORE, a.acc);
+    iterate(c, n->kids[0], n->slot, n->kids[1], NULL, comp_body, &a);
+    op1(c, OP_LOAD, a.acc);
+    break;
+  }
+  case AST_AGGREGATE: {
+    agg_ud a = {n, temp(c), temp(c)};
+    push_int(c, n->op == AGG_ALL ? 1 : 0);
+    op1(c, OP_STORE, a.acc);
+    push_int(c, 0);
+    op1(c, OP_STORE, a.res);
+    iterate(c, n->kids[0], n->slot, n->kids[1], NULL, agg_body, &a);
+    op1(c, OP_LOAD, a.acc);
+    break;
+  }
+  case AST_ASK: {
+    node *from = n->kids[2];
+    expr(c, n->kids[0]);
+    int prompt = intern(c, n->kids[1]->str);
+    if (from->kind == AST_RANGE) {
+      expr(c, from->kids[0]);
+      expr(c, from->kids[1]);
+      op1(c, OP_ASK_RANGE, prompt);
+    } else {
+      expr(c, from);
+      op2(c, OP_ASK, from->ty & ~TY_SETBIT, prompt);
+    }
+    break;
+  }
+  default:
+    push_int(c, 0);
+    break;
+  }
+  c->span = save;
+}
+
+/* ---- statements ---------------------------------------------------------------- */
+
+static void stmt(cg *c, node *s);
+
+static void block_body(cg *c, void *ud) { block(c, ud); }
+
+static void secret_body(cg *c, void *ud) { block(c, ud); }
+
+static void stmt(cg *c, node *s) {
+  mt_span save = c->span;
+  c->span = s->span;
+  program *p = c->p;
+  switch (s->kind) {
+  case AST_LET:
+    expr(c, s->kids[0]);
+    op1(c, OP_STORE, s->slot);
+    break;
+  case AST_ASSIGN:
+    call_args(c, s->kids[0]);
+    expr(c, s->kids[1]);
+    op1(c, OP_VAR_SET, s->sym);
+    break;
+  case AST_IF: {
+    expr(c, s->kids[0]);
+    uint32_t j_else = jump(c, OP_JUMP_FALSE);
+    block(c, s->kids[1]);
+    node *e = ast_kid(s, 2);
+    if (e) {
+      uint32_t j_end = jump(c, OP_JUMP);
+      patch(c, j_else, here(c));
+      if (e->kind == AST_IF) stmt(c, e);
+      else block(c, e);
+      patch(c, j_end, here(c));
+    } else {
+      patch(c, j_else, here(c));
+    }
+    break;
+  }
+  case AST_FOR: {
+    int keep = c->ntemps;
+    iterate(c, s->kids[0], s->slot, s->kids[1], s->kids[2], block_body, s->kids[3]);
+    c->ntemps = keep;
+    break;
+  }
+  case AST_BREAK: {
+    uint32_t j = jump(c, OP_JUMP);
+    VEC_PUSH(c->breaks, c->nbreaks, c->capbreaks, j);
+    break;
+  }
+  case AST_SIGNAL:
+    for (uint32_t i = 0; i < s->nkids; i++) expr(c, s->kids[i]);
+    op2(c, OP_CALL, p->events[s->sym].dispatch_fn, (int32_t)s->nkids);
+    op0(c, OP_POP);
+    break;
+  case AST_RUN:
+    if (s->op == RUN_PROC) {
+      for (uint32_t i = 0; i < s->nkids; i++) expr(c, s->kids[i]);
+      op2(c, OP_CALL, p->procs[s->sym].fn, (int32_t)s->nkids);
+      op0(c, OP_POP);
+    } else if (s->op == RUN_RULE && p->rules[s->sym].body_fn >= 0) {
+      bool phase = p->rules[s->sym].form == RF_PHASE;
+      if (phase) op2(c, OP_PHASE, s->sym, 1);
+      op2(c, OP_CALL, p->rules[s->sym].body_fn, 0);
+      op0(c, OP_POP);
+      if (phase) op2(c, OP_PHASE, s->sym, 0);
+    }
+    break;
+  case AST_MAY: {
+    expr(c, s->kids[0]);
+    op1(c, OP_MAY, intern(c, s->kids[1]->str));
+    uint32_t j = jump(c, OP_JUMP_FALSE);
+    block(c, s->kids[2]);
+    patch(c, j, here(c));
+    break;
+  }
+  case AST_ACT:
+    expr(c, s->kids[0]);
+    op1(c, OP_ACT, s->sym);
+    op0(c, OP_POP);
+    break;
+  case AST_SECRET: {
+    int keep = c->ntemps;
+    int set = temp(c);
+    expr(c, s->kids[0]);
+    op1(c, OP_STORE, set);
+    op1(c, OP_SECRET, 1);
+    set_loop(c, set, s->slot, NULL, NULL, secret_body, s->kids[1]);
+    op1(c, OP_SECRET, 0);
+    c->ntemps = keep;
+    break;
+  }
+  case AST_CANCEL:
+    expr(c, s->kids[0]);
+    op1(c, OP_CANCEL, (int32_t)s->ival);
+    break;
+  case AST_LOG: {
+    node *str = s->kids[0];
+    int types[64];
+    int n = 0;
+    for (uint32_t i = 0; i < str->nkids && n < 64; i++) {
+      expr(c, str->kids[i]);
+      types[n++] = str->kids[i]->ty;
+    }
+    op2(c, OP_LOG, intern(c, str->str), new_list(c, types, n));
+    break;
+  }
+  case AST_FINISH: op0(c, OP_FINISH); break;
+  case AST_EXPRSTMT:
+    expr(c, s->kids[0]);
+    op0(c, OP_POP);
+    break;
+  default: break;
+  }
+  c->span = save;
+}
+
+static void block(cg *c, node *b) {
+  for (uint32_t i = 0; b && i < b->nkids; i++)
+    if (b->kids[i]) stmt(c, b->kids[i]);
+}
+
+static bool is_member(const node *n) {
+  return n->kind == AST_VALUE || n->kind == AST_ACTION || n->kind == AST_CHECK || n->kind == AST_TRIGGER ||
+         n->kind == AST_PROC;
+}
+
+/* A rule's body: its statements and, in order, its nested rules. */
+static void rule_body(cg *c, int r) {
+  program *p = c->p;
+  rule_rec *rr = &p->rules[r];
+  node *items = rr->items;
+  begin(c, rr->body_fn, items ? items->slot : 0, rr->span);
+  for (uint32_t i = 0; items && i < items->nkids; i++) {
+    node *it = items->kids[i];
+    if (!it || is_member(it)) continue;
+    if (it->kind == AST_RULE) {
+      int k = -1;
+      for (int j = 0; j < p->nrules; j++)
+        if (p->rules[j].ast == it) k = j;
+      if (k < 0 || p->rules[k].disabled || p->rules[k].body_fn < 0) continue;
+      c->span = it->span;
+      op1(c, OP_RULE_ACTIVE, k);
+      uint32_t j = jump(c, OP_JUMP_FALSE);
+      bool phase = p->rules[k].form == RF_PHASE;
+      if (phase) op2(c, OP_PHASE, k, 1);
+      op2(c, OP_CALL, p->rules[k].body_fn, 0);
+      op0(c, OP_POP);
+      if (phase) op2(c, OP_PHASE, k, 0);
+      patch(c, j, here(c));
+      continue;
+    }
+    stmt(c, it);
+  }
+  op0(c, OP_RET_VOID);
+  end(c);
+}
+
+static bool rule_runs(const rule_rec *rr) {
+  if (rr->disabled) return false;
+  if (rr->form == RF_PHASE || rr->form == RF_STEP || rr->form == RF_GAME) return true;
+  for (uint32_t i = 0; rr->items && i < rr->items->nkids; i++) {
+    node *it = rr->items->kids[i];
+    if (it && !is_member(it)) return true;
+  }
+  return false;
+}
+
+/* ---- values --------------------------------------------------------------------- */
+
+static void load_params(cg *c, int n) {
+  for (int i = 0; i < n; i++) op1(c, OP_LOAD, i);
+}
+
+static void value_funcs(cg *c, value_rec *v) {
+  program *p = c->p;
+  for (int i = 0; i < v->ndefs; i++) {
+    value_def *d = &v->defs[i];
+    if (p->rules[d->rule].disabled) continue;
+    node *ast = d->ast;
+    d->match_fn = -1;
+    if (d->guarded) {
+      d->match_fn = new_func(c, what("match of value %s in rule %s", v->name, p->rules[d->rule].id), d->rule,
+                             FN_PURE, v->nparams);
+      begin(c, d->match_fn, ast->slot, ast->span);
+      uint32_t fails[MAX_PARAMS + 1];
+      int nf = 0;
+      node *params = ast->kids[0];
+      for (uint32_t k = 0; k < params->nkids; k++) {
+        node *pa = params->kids[k];
+        if (pa->flags != 1) continue;
+        c->span = pa->span;
+        op1(c, OP_LOAD, (int32_t)k);
+        expr(c, pa);
+        op0(c, OP_EQ);
+        fails[nf++] = jump(c, OP_JUMP_FALSE);
+      }
+      if (ast->kids[2]) {
+        expr(c, ast->kids[2]);
+        fails[nf++] = jump(c, OP_JUMP_FALSE);
+      }
+      push_int(c, 1);
+      op0(c, OP_RET);
+      for (int k = 0; k < nf; k++) patch(c, fails[k], here(c));
+      push_int(c, 0);
+      op0(c, OP_RET);
+      end(c);
+    }
+    d->body_fn = new_func(c, what("value %s in rule %s", v->name, p->rules[d->rule].id), d->rule, FN_PURE,
+                          v->nparams);
+    begin(c, d->body_fn, ast->slot, ast->kids[3]->span);
+    expr(c, ast->kids[3]);
+    op0(c, OP_RET);
+    end(c);
+  }
+}
+
+static void value_dispatch(cg *c, value_rec *v) {
+  program *p = c->p;
+  begin(c, v->dispatch_fn, v->nparams, v->span);
+  for (int i = 0; i < v->ndefs; i++) {
+    value_def *d = &v->defs[i];
+    rule_rec *r = &p->rules[d->rule];
+    if (r->disabled) continue;
+    c->span = d->ast->span;
+    op1(c, OP_RULE_ACTIVE, d->rule);
+    uint32_t j1 = jump(c, OP_JUMP_FALSE), j2 = 0;
+    if (d->match_fn >= 0) {
+      load_params(c, v->nparams);
+      op2(c, OP_CALL, d->match_fn, v->nparams);
+      j2 = jump(c, OP_JUMP_FALSE);
+    }
+    /* another definition at the same level, unrelated by supersedes, that also
+     * applies is a conflict: checked only for guarded ones (the others were
+     * compared statically) */
+    for (int k = i + 1; k < v->ndefs; k++) {
+      value_def *e = &v->defs[k];
+      rule_rec *re = &p->rules[e->rule];
+      if (re->disabled || re->level != r->level || e->rule == d->rule) continue;
+      if (p->sup_closure[(size_t)d->rule * (size_t)p->nrules + (size_t)e->rule] ||
+          p->sup_closure[(size_t)e->rule * (size_t)p->nrules + (size_t)d->rule])
+        continue;
+      op1(c, OP_RULE_ACTIVE, e->rule);
+      uint32_t k1 = jump(c, OP_JUMP_FALSE), k2 = 0;
+      if (e->match_fn >= 0) {
+        load_params(c, v->nparams);
+        op2(c, OP_CALL, e->match_fn, v->nparams);
+        k2 = jump(c, OP_JUMP_FALSE);
+      }
+      op2(c, OP_CONFLICT, d->rule, e->rule);
+      patch(c, k1, here(c));
+      if (k2) patch(c, k2, here(c));
+    }
+    load_params(c, v->nparams);
+    op2(c, OP_CALL, d->body_fn, v->nparams);
+    op0(c, OP_RET);
+    patch(c, j1, here(c));
+    if (j2) patch(c, j2, here(c));
+  }
+  op1(c, OP_NO_DEF, (int32_t)(v - p->values));
+  push_int(c, 0);
+  op0(c, OP_RET);
+  end(c);
+}
+
+/* ---- events ----------------------------------------------------------------------- */
+
+static void try_trigger(cg *c, trigger_rec *t, int nparams) {
+  c->span = t->ast->span;
+  op1(c, OP_RULE_ACTIVE, t->rule);
+  uint32_t j1 = jump(c, OP_JUMP_FALSE), j2 = 0;
+  if (t->where_fn >= 0) {
+    load_params(c, nparams);
+    op2(c, OP_CALL, t->where_fn, nparams);
+    j2 = jump(c, OP_JUMP_FALSE);
+  }
+  op1(c, OP_RULE_TRY, t->rule);
+  uint32_t j3 = jump(c, OP_JUMP_FALSE);
+  load_params(c, nparams);
+  op2(c, OP_CALL, t->body_fn, nparams);
+  op0(c, OP_POP);
+  patch(c, j1, here(c));
+  if (j2) patch(c, j2, here(c));
+  patch(c, j3, here(c));
+}
+
+typedef struct timing_ud {
+  int event, timing, f, nparams;
+} timing_ud;
+
+static void owned_triggers(cg *c, void *ud) {
+  timing_ud *u = ud;
+  program *p = c->p;
+  for (int i = 0; i < p->ntriggers; i++) {
+    trigger_rec *t = &p->triggers[i];
+    if (t->event != u->event || t->timing != u->timing || t->owner < 0 || p->rules[t->rule].disabled) continue;
+    op1(c, OP_LOAD, u->f);
+    push_int(c, t->owner);
+    op0(c, OP_EQ);
+    uint32_t j = jump(c, OP_JUMP_FALSE);
+    try_trigger(c, t, u->nparams);
+    patch(c, j, here(c));
+  }
+}
+
+static void timing_group(cg *c, int ev, int timing, int nparams) {
+  program *p = c->p;
+  bool owned = false;
+  for (int i = 0; i < p->ntriggers; i++) {
+    trigger_rec *t = &p->triggers[i];
+    if (t->event != ev || t->timing != timing || p->rules[t->rule].disabled) continue;
+    if (t->owner < 0 || p->order_value < 0) try_trigger(c, t, nparams);
+    else owned = true;
+  }
+  if (!owned) return;
+  /* faction-owned triggers: in the rules' trigger order */
+  int set = temp(c), f = temp(c);
+  op2(c, OP_BUILTIN, BI_factions, 0);
+  op1(c, OP_STORE, set);
+  node key = {0};
+  node arg = {0};
+  node *args[1] = {&arg};
+  key.kind = AST_CALL;
+  key.op = CALL_VALUE;
+  key.sym = p->order_value;
+  key.kids = args;
+  key.nkids = 1;
+  key.span = c->span;
+  arg.kind = AST_NAME;
+  arg.op = REF_LOCAL;
+  arg.slot = f;
+  arg.span = c->span;
+  timing_ud u = {ev, timing, f, nparams};
+  set_loop(c, set, f, &key, NULL, owned_triggers, &u);
+}
+
+static void event_dispatch(cg *c, int ev) {
+  program *p = c->p;
+  event_rec *e = &p->events[ev];
+  begin(c, e->dispatch_fn, e->nparams, e->span);
+  timing_group(c, ev, TRIG_BEFORE, e->nparams);
+  /* instead-of triggers: the first applicable in precedence order */
+  int order[512];
+  int n = 0;
+  for (int i = 0; i < p->ntriggers && n < 512; i++)
+    if (p->triggers[i].event == ev && p->triggers[i].timing == TRIG_INSTEAD && !p->rules[p->triggers[i].rule].disabled)
+      order[n++] = i;
+  for (int a = 0; a < n; a++) /* precedence: superseding first, then higher level */
+    for (int b = a + 1; b < n; b++) {
+      int ra = p->triggers[order[a]].rule, rb = p->triggers[order[b]].rule;
+      bool swap = p->sup_closure[(size_t)rb * (size_t)p->nrules + (size_t)ra] ||
+                  (!p->sup_closure[(size_t)ra * (size_t)p->nrules + (size_t)rb] && p->rules[rb].level > p->rules[ra].level);
+      if (swap) {
+        int t = order[a];
+        order[a] = order[b];
+        order[b] = t;
+      }
+    }
+  uint32_t done[512];
+  int nd = 0;
+  for (int k = 0; k < n; k++) {
+    trigger_rec *t = &p->triggers[order[k]];
+    c->span = t->ast->span;
+    op1(c, OP_RULE_ACTIVE, t->rule);
+    uint32_t j1 = jump(c, OP_JUMP_FALSE), j2 = 0;
+    if (t->where_fn >= 0) {
+      load_params(c, e->nparams);
+      op2(c, OP_CALL, t->where_fn, e->nparams);
+      j2 = jump(c, OP_JUMP_FALSE);
+    }
+    op1(c, OP_RULE_TRY, t->rule);
+    uint32_t j3 = jump(c, OP_JUMP_FALSE);
+    load_params(c, e->nparams);
+    op2(c, OP_CALL, t->body_fn, e->nparams);
+    op0(c, OP_POP);
+    done[nd++] = jump(c, OP_JUMP);
+    patch(c, j1, here(c));
+    if (j2) patch(c, j2, here(c));
+    patch(c, j3, here(c));
+  }
+  timing_group(c, ev, TRIG_ON, e->nparams);
+  for (int k = 0; k < nd; k++) patch(c, done[k], here(c));
+  timing_group(c, ev, TRIG_AFTER, e->nparams);
+  push_int(c, 0);
+  op0(c, OP_RET);
+  end(c);
+}
+
+/* ---- actions -------------------------------------------------------------------------- */
+
+static void action_funcs(cg *c, int ai) {
+  program *p = c->p;
+  action_rec *a = &p->actions[ai];
+  int slots = a->ast->slot;
+  for (int i = 0; i < a->nparams; i++) {
+    node *dom = a->pdomain[i];
+    if (!dom) continue;
+    if (dom->kind == AST_RANGE) {
+      a->lo_fn[i] = new_func(c, what("domain of %s.%s (low)", a->name, a->pname[i]), a->rule, FN_PURE, i);
+      begin(c, a->lo_fn[i], slots, dom->span);
+      expr(c, dom->kids[0]);
+      op0(c, OP_RET);
+      end(c);
+      a->hi_fn[i] = new_func(c, what("domain of %s.%s (high)", a->name, a->pname[i]), a->rule, FN_PURE, i);
+      begin(c, a->hi_fn[i], slots, dom->span);
+      expr(c, dom->kids[1]);
+      op0(c, OP_RET);
+      end(c);
+    } else {
+      a->dom_fn[i] = new_func(c, what("domain of %s.%s", a->name, a->pname[i]), a->rule, FN_PURE, i);
+      begin(c, a->dom_fn[i], slots, dom->span);
+      expr(c, dom);
+      op0(c, OP_RET);
+      end(c);
+    }
+  }
+  if (a->cost) {
+    a->cost_fn = new_func(c, what("cost of action %s", a->name), a->rule, FN_PURE, a->nparams);
+    begin(c, a->cost_fn, slots, a->cost->span);
+    expr(c, a->cost);
+    op0(c, OP_RET);
+    end(c);
+  }
+  /* where-clauses of checks */
+  for (int k = 0; k < p->nchecks; k++) {
+    check_rec *ck = &p->checks[k];
+    if (ck->action != ai || !ck->ast->kids[1]) continue;
+    ck->where_fn = new_func(c, what("where of check %s in rule %s", a->name, p->rules[ck->rule].id), ck->rule,
+                            FN_PURE, a->nparams + 1);
+    begin(c, ck->where_fn, ck->ast->slot, ck->ast->kids[1]->span);
+    expr(c, ck->ast->kids[1]);
+    op0(c, OP_RET);
+    end(c);
+  }
+  a->guard_fn = new_func(c, what("guards of action %s", a->name), a->rule, FN_PURE, a->nparams + 1);
+  begin(c, a->guard_fn, slots, a->span);
+  /* the action's own rule must be in force (a cancelled ability cannot be used) */
+  op1(c, OP_RULE_ACTIVE, a->rule);
+  op1(c, OP_GUARD, -1);
+  for (int g = 0; g < a->nguards; g++) {
+    guard_rec *gr = &a->guards[g];
+    c->span = gr->span;
+    uint32_t skips[64];
+    int ns = 0;
+    for (int k = 0; k < p->nchecks && ns < 60; k++) {
+      check_rec *ck = &p->checks[k];
+      if (ck->action != ai || p->rules[ck->rule].disabled) continue;
+      if (!p->sup_closure[(size_t)ck->rule * (size_t)p->nrules + (size_t)gr->rule]) continue;
+      op1(c, OP_RULE_ACTIVE, ck->rule);
+      uint32_t j_not = jump(c, OP_JUMP_FALSE);
+      if (ck->where_fn >= 0) {
+        load_params(c, a->nparams + 1);
+        op2(c, OP_CALL, ck->where_fn, a->nparams + 1);
+        skips[ns++] = jump(c, OP_JUMP_TRUE);
+      } else {
+        skips[ns++] = jump(c, OP_JUMP);
+      }
+      patch(c, j_not, here(c));
+    }
+    op1(c, OP_RULE_ACTIVE, gr->decl_rule);
+    skips[ns++] = jump(c, OP_JUMP_FALSE);
+    op1(c, OP_RULE_ACTIVE, gr->rule);
+    skips[ns++] = jump(c, OP_JUMP_FALSE);
+    expr(c, gr->cond);
+    if (gr->forbid) op0(c, OP_NOT);
+    op1(c, OP_GUARD, g);
+    for (int k = 0; k < ns; k++) patch(c, skips[k], here(c));
+  }
+  op0(c, OP_GUARD_RESULT);
+  op0(c, OP_RET);
+  end(c);
+  if (a->effect) {
+    begin(c, a->effect_fn, slots, a->effect->span);
+    block(c, a->effect);
+    op0(c, OP_RET_VOID);
+    end(c);
+  } else {
+    begin(c, a->effect_fn, slots, a->span);
+    op0(c, OP_RET_VOID);
+    end(c);
+  }
+}
+
+bool cg_compile(program *p, diag *d) {
+  int before = diag_errors(d);
+  cg c = {0};
+  c.p = p;
+  c.d = d;
+  /* function indices first: calls may go forward */
+  for (int r = 0; r < p->nrules; r++)
+    if (rule_runs(&p->rules[r]))
+      p->rules[r].body_fn = new_func(&c, what("rule %s%s", p->rules[r].id, ""), r, FN_EFFECT, 0);
+  for (int i = 0; i < p->nvalues; i++)
+    p->values[i].dispatch_fn = new_func(&c, what("value %s%s", p->values[i].name, ""), p->values[i].base_rule,
+                                        FN_PURE, p->values[i].nparams);
+  for (int i = 0; i < p->nevents; i++)
+    p->events[i].dispatch_fn = new_func(&c, what("event %s%s", p->events[i].name, ""), -1, FN_EFFECT,
+                                        p->events[i].nparams);
+  for (int i = 0; i < p->nprocs; i++)
+    p->procs[i].fn = new_func(&c, what("procedure %s%s", p->procs[i].name, ""), p->procs[i].rule, FN_EFFECT,
+                              p->procs[i].nparams);
+  for (int i = 0; i < p->nactions; i++)
+    p->actions[i].effect_fn = new_func(&c, what("effect of action %s%s", p->actions[i].name, ""),
+                                       p->actions[i].rule, FN_EFFECT, p->actions[i].nparams + 1);
+  for (int i = 0; i < p->ntriggers; i++) {
+    trigger_rec *t = &p->triggers[i];
+    if (p->rules[t->rule].disabled) continue;
+    static const char *const tn[] = {"before", "after", "instead of", "on"};
+    int np = p->events[t->event].nparams;
+    if (t->ast->kids[1]) {
+      t->where_fn = new_func(&c, what("where of %s %s", tn[t->timing], t->ast->name), t->rule, FN_PURE, np);
+      begin(&c, t->where_fn, t->ast->slot, t->ast->kids[1]->span);
+      expr(&c, t->ast->kids[1]);
+      op0(&c, OP_RET);
+      end(&c);
+    }
+    t->body_fn = new_func(&c, what("trigger %s %s", tn[t->timing], t->ast->name), t->rule, FN_EFFECT, np);
+    begin(&c, t->body_fn, t->ast->slot, t->ast->span);
+    block(&c, t->ast->kids[2]);
+    op0(&c, OP_RET_VOID);
+    end(&c);
+  }
+  for (int i = 0; i < p->nvalues; i++) value_funcs(&c, &p->values[i]);
+  for (int i = 0; i < p->nvalues; i++) value_dispatch(&c, &p->values[i]);
+  for (int i = 0; i < p->nevents; i++) event_dispatch(&c, i);
+  for (int i = 0; i < p->nactions; i++) action_funcs(&c, i);
+  for (int i = 0; i < p->nprocs; i++) {
+    proc_rec *pr = &p->procs[i];
+    begin(&c, pr->fn, pr->ast->slot, pr->ast->span);
+    block(&c, pr->ast->kids[1]);
+    op0(&c, OP_RET_VOID);
+    end(&c);
+  }
+  for (int r = 0; r < p->nrules; r++)
+    if (p->rules[r].body_fn >= 0) rule_body(&c, r);
+  mt_free(c.breaks);
+  return diag_errors(d) == before;
+}
+
+/* ---- mapping and disassembly --------------------------------------------------------- */
+
+mt_span cg_span_at(const program *p, uint32_t pc) {
+  uint32_t lo = 0, hi = p->nspans;
+  if (!hi) return (mt_span){DIAG_NOFILE, 0, 0};
+  while (hi - lo > 1) {
+    uint32_t mid = (lo + hi) / 2;
+    if (p->spans[mid].pc <= pc) lo = mid;
+    else hi = mid;
+  }
+  return p->spans[lo].span;
+}
+
+int cg_func_at(const program *p, uint32_t pc) {
+  for (int i = 0; i < p->nfuncs; i++)
+    if (pc >= p->funcs[i].start && pc < p->funcs[i].end) return i;
+  return -1;
+}
+
+static void disasm_fn(const program *p, const diag *d, int fn, strbuf *out) {
+  const func_rec *f = &p->funcs[fn];
+  sb_printf(out, "function %d: %s (rule %s, %d params, %d locals, %s)\n", fn, f->what,
+            f->rule >= 0 ? p->rules[f->rule].id : "-", f->nparams, f->nlocals, f->kind == FN_PURE ? "pure" : "effects");
+  uint32_t last_line = 0, last_file = DIAG_NOFILE;
+  for (uint32_t pc = f->start; pc < f->end;) {
+    mt_span sp = cg_span_at(p, pc);
+    if (sp.file != DIAG_NOFILE) {
+      uint32_t line, col;
+      diag_linecol(d, sp.file, sp.start, &line, &col);
+      if (line != last_line || sp.file != last_file) {
+        size_t len;
+        const char *text = diag_source_text(d, sp.file, &len);
+        uint32_t ls = diag_offset(d, sp.file, line, 1), le = ls;
+        while (le < len && text[le] != '\n') le++;
+        sb_printf(out, "  ; %s:%u: %.*s\n", diag_source_name(d, sp.file), line, (int)(le - ls), text + ls);
+        last_line = line;
+        last_file = sp.file;
+      }
+    }
+    uint8_t o = p->code[pc];
+    const op_info *oi = &op_table[o < OP__COUNT ? o : 0];
+    sb_printf(out, "  %6u  %-13s", pc, oi->name);
+    int32_t a = 0, b = 0;
+    if (oi->operands >= 1) memcpy(&a, p->code + pc + 1, 4);
+    if (oi->operands >= 2) memcpy(&b, p->code + pc + 5, 4);
+    if (oi->operands >= 1) sb_printf(out, " %d", a);
+    if (oi->operands >= 2) sb_printf(out, " %d", b);
+    if ((o == OP_CALL) && a >= 0 && a < p->nfuncs) sb_printf(out, "    ; %s", p->funcs[a].what);
+    if ((o == OP_RULE_ACTIVE || o == OP_RULE_TRY) && a >= 0 && a < p->nrules) sb_printf(out, "    ; %s", p->rules[a].id);
+    if (o == OP_BUILTIN && a >= 0 && a < BI__COUNT) sb_printf(out, "    ; %s", sema_builtins[a].name);
+    if ((o == OP_VAR_GET || o == OP_VAR_SET) && a >= 0 && a < p->nvars) sb_printf(out, "    ; %s", p->vars[a].name);
+    sb_putc(out, '\n');
+    pc += 1 + 4u * (uint32_t)oi->operands;
+  }
+}
+
+void cg_disasm(const program *p, const diag *d, int rule, strbuf *out) {
+  for (int i = 0; i < p->nfuncs; i++)
+    if (p->funcs[i].rule == rule && p->funcs[i].end > p->funcs[i].start) disasm_fn(p, d, i, out);
+}

@@ -1,0 +1,595 @@
+/* game.c -- the public engine API (mentat.h): loading a rule pack, games as a
+ * state machine over decisions, legal choices from the same guards that
+ * judge legality, refusals that name their rules, clone and hash. */
+#define _POSIX_C_SOURCE 200809L
+#include "game.h"
+
+#include <dirent.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "data.h"
+
+static void sink(void *ud, diag_level lv, const char *text) {
+  mt_rules *r = ud;
+  if (r->message) r->message(r->message_ud, (int)lv, text);
+}
+
+static int cmpstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The .rules files of DIR, sorted, appended to LIST. */
+static void list_rules(const char *dir, char ***list, int *n, int *cap) {
+  DIR *d = opendir(dir);
+  if (!d) return;
+  struct dirent *e;
+  int first = *n;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len > 6 && !strcmp(e->d_name + len - 6, ".rules")) {
+      strbuf b = {0};
+      sb_printf(&b, "%s/%s", dir, e->d_name);
+      VEC_PUSH(*list, *n, *cap, sb_take(&b));
+    }
+  }
+  closedir(d);
+  qsort(*list + first, (size_t)(*n - first), sizeof **list, cmpstr);
+}
+
+mt_rules *mt_rules_load(const mt_load *o) {
+  mt_rules *r = mt_calloc(1, sizeof *r);
+  r->message = o->message;
+  r->message_ud = o->message_ud;
+  r->d = diag_new(sink, r);
+  const char *comp = o->components ? o->components : ".";
+  r->def = data_load_dir(comp, r->d);
+  if (!r->def) {
+    mt_rules_free(r);
+    return NULL;
+  }
+  char **files = NULL;
+  int nfiles = 0, cap = 0;
+  if (o->nfiles > 0) {
+    for (int i = 0; i < o->nfiles; i++) VEC_PUSH(files, nfiles, cap, mt_strdup(o->files[i]));
+  } else {
+    static const char *const sub[] = {"rules", "factions", "variants"};
+    for (int i = 0; i < 3; i++) {
+      strbuf b = {0};
+      sb_printf(&b, "%s/%s", comp, sub[i]);
+      list_rules(b.s, &files, &nfiles, &cap);
+      sb_free(&b);
+    }
+  }
+  r->trees = mt_calloc((size_t)nfiles + 1, sizeof *r->trees);
+  for (int i = 0; i < nfiles; i++) {
+    uint32_t f = diag_load_file(r->d, files[i]);
+    r->trees[r->ntrees++] = f == DIAG_NOFILE ? ast_new(&r->arena, AST_FILE, (mt_span){DIAG_NOFILE, 0, 0})
+                                             : ast_parse(&r->arena, r->d, f, NULL);
+    mt_free(files[i]);
+  }
+  mt_free(files);
+  sema_init(&r->prog, r->def);
+  sema_options so = {o->variants, o->nvariants, o->advanced != 0};
+  sema_resolve(&r->prog, r->trees, r->ntrees, &so, r->d);
+  sema_declare(&r->prog, r->trees, r->ntrees, r->d, &r->arena);
+  sema_check(&r->prog, r->d, &r->arena);
+  if (diag_errors(r->d) == 0) cg_compile(&r->prog, r->d);
+  if (diag_errors(r->d) > 0) {
+    mt_rules_free(r);
+    return NULL;
+  }
+  return r;
+}
+
+void mt_rules_free(mt_rules *r) {
+  if (!r) return;
+  sema_free(&r->prog);
+  if (r->def) board_def_free(r->def);
+  mt_free(r->trees);
+  arena_free(&r->arena);
+  diag_free(r->d);
+  mt_free(r);
+}
+
+int mt_rules_disasm(const mt_rules *r, const char *id, char **text) {
+  int k = sema_find_rule(&r->prog, id);
+  if (k < 0) return -1;
+  strbuf b = {0};
+  const rule_rec *rr = &r->prog.rules[k];
+  uint32_t line, col;
+  diag_linecol(r->d, rr->span.file, rr->span.start, &line, &col);
+  sb_printf(&b, "rule %s \"%s\" (%s, defined at %s:%u)\n", rr->id, rr->title ? rr->title : "", level_names[rr->level],
+            diag_source_name(r->d, rr->span.file), line);
+  if (rr->disabled) sb_puts(&b, "  (disabled in this rule set)\n");
+  cg_disasm(&r->prog, r->d, k, &b);
+  *text = sb_take(&b);
+  return 0;
+}
+
+int mt_rules_factions(const mt_rules *r, const char ***ids) {
+  static const char *buf[BOARD_MAX_FACTIONS];
+  int n = r->def->nfactions < BOARD_MAX_FACTIONS ? r->def->nfactions : BOARD_MAX_FACTIONS;
+  for (int i = 0; i < n; i++) buf[i] = r->def->factions[i].id;
+  *ids = buf;
+  return n;
+}
+
+/* ---- games ---------------------------------------------------------------------- */
+
+#define VM_BYTES ((sizeof(vm_state) + 15) & ~(size_t)15)
+
+static void bind(mt_game *g) {
+  g->v.p = &g->r->prog;
+  g->v.L = g->L;
+  g->v.vs = (vm_state *)(void *)g->block;
+  g->v.st = g->block + VM_BYTES;
+}
+
+mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactions, uint64_t seed, char *err,
+                     size_t errlen) {
+  int idx[BOARD_MAX_FACTIONS];
+  int n = 0;
+  if (!factions) {
+    for (int i = 0; i < r->def->nfactions && i < BOARD_MAX_FACTIONS; i++) idx[n++] = i;
+  } else {
+    for (int i = 0; i < nfactions && n < BOARD_MAX_FACTIONS; i++) {
+      int k = board_faction_index(r->def, factions[i]);
+      if (k < 0) {
+        const char *c[BOARD_MAX_FACTIONS];
+        for (int j = 0; j < r->def->nfactions && j < BOARD_MAX_FACTIONS; j++) c[j] = r->def->factions[j].id;
+        const char *s = diag_suggest(factions[i], c, (size_t)r->def->nfactions);
+        snprintf(err, errlen, "unknown faction '%s'%s%s%s", factions[i], s ? " (did you mean '" : "", s ? s : "",
+                 s ? "'?)" : "");
+        return NULL;
+      }
+      idx[n++] = k;
+    }
+  }
+  strbuf e = {0};
+  board_layout *L = board_layout_new(r->def, idx, n, r->prog.var_decls, r->prog.nvar_decls, 0, &e);
+  if (!L) {
+    snprintf(err, errlen, "%s", e.s ? e.s : "cannot lay out the game");
+    sb_free(&e);
+    return NULL;
+  }
+  sb_free(&e);
+  mt_game *g = mt_calloc(1, sizeof *g);
+  g->r = r;
+  g->L = L;
+  g->owns_layout = true;
+  g->size = VM_BYTES + L->size;
+  g->block = mt_calloc(1, g->size);
+  bind(g);
+  board_state_init(L, g->v.st, seed);
+  /* rule-declared variables start at their declared values */
+  const program *p = &r->prog;
+  for (int i = 0; i < p->nvars; i++) {
+    const var_rec *vr = &p->vars[i];
+    if (vr->data || vr->init_value == 0) continue;
+    int inst = vr->scope == BS_FACTION ? L->nf : 1;
+    for (int k = 0; k < inst; k++)
+      for (int c = 0; c < vr->cells; c++) board_var_set(L, g->v.st, vr->board_var, k, c, (int32_t)vr->init_value);
+  }
+  return g;
+}
+
+void mt_game_free(mt_game *g) {
+  if (!g) return;
+  if (g->owns_layout) board_layout_free(g->L);
+  else if (g->layout_ref && --*g->layout_ref == 0) {
+    board_layout_free(g->L);
+    mt_free(g->layout_ref);
+  }
+  mt_free(g->block);
+  mt_free(g->v.refused);
+  sb_free(&g->errtext);
+  mt_free(g);
+}
+
+void mt_game_set_log(mt_game *g, mt_log_fn fn, void *ud) {
+  g->v.log = fn;
+  g->v.log_ud = ud;
+}
+
+int mt_start(mt_game *g) { return vm_start(&g->v); }
+int mt_status(const mt_game *g) { return g->v.vs->status; }
+
+const char *mt_error(mt_game *g) {
+  sb_free(&g->errtext);
+  vm_error_text(&g->v, g->r->d, &g->errtext);
+  return g->errtext.s ? g->errtext.s : "";
+}
+
+const mt_decision *mt_pending(mt_game *g) {
+  vm_state *vs = g->v.vs;
+  if (vs->status != VM_WAITING) return NULL;
+  const program *p = &g->r->prog;
+  mt_decision *d = &g->dec;
+  memset(d, 0, sizeof *d);
+  static const int kinds[] = {MT_DEC_NONE, MT_DEC_CHOOSE, MT_DEC_NUMBER, MT_DEC_YESNO, MT_DEC_ACTION};
+  d->kind = kinds[vs->dec.kind];
+  d->faction = vs->dec.faction >= 0 && vs->dec.faction < g->r->def->nfactions ? g->r->def->factions[vs->dec.faction].id
+                                                                                : "none";
+  d->prompt = vs->dec.kind == DEC_ACT ? "choose an action" : p->strings[vs->dec.prompt];
+  d->rule = vs->dec.rule >= 0 ? p->rules[vs->dec.rule].id : "-";
+  d->secret = vs->dec.secret;
+  d->lo = vs->dec.lo;
+  d->hi = vs->dec.hi;
+  return d;
+}
+
+/* Cost and guards of action A with ARGS; fills the refused guard list. */
+static bool action_legal(mt_game *g, int a, const int64_t *args, int64_t *cost) {
+  const program *p = &g->r->prog;
+  const action_rec *ar = &p->actions[a];
+  int64_t full[MAX_PARAMS + 1];
+  memcpy(full, args, (size_t)ar->nparams * sizeof *args);
+  *cost = 0;
+  g->v.nrefused = 0;
+  g->v.guard_failed = 0;
+  if (ar->cost_fn >= 0 && !vm_eval(&g->v, ar->cost_fn, full, ar->nparams, cost, NULL)) return false;
+  full[ar->nparams] = *cost;
+  int64_t ok = 0;
+  if (!vm_eval(&g->v, ar->guard_fn, full, ar->nparams + 1, &ok, NULL)) return false;
+  return ok != 0;
+}
+
+/* The domain of parameter I of action A given the earlier arguments. */
+static bool param_domain(mt_game *g, int a, int i, const int64_t *args, int64_t *set, int64_t *lo, int64_t *hi,
+                         bool *range) {
+  const program *p = &g->r->prog;
+  const action_rec *ar = &p->actions[a];
+  const board_def *def = g->r->def;
+  *range = false;
+  if (ar->lo_fn[i] >= 0) {
+    *range = true;
+    return vm_eval(&g->v, ar->lo_fn[i], args, i, lo, NULL) && vm_eval(&g->v, ar->hi_fn[i], args, i, hi, NULL);
+  }
+  if (ar->dom_fn[i] >= 0) return vm_eval(&g->v, ar->dom_fn[i], args, i, set, NULL);
+  int64_t none = 0;
+  switch (ar->ptype[i]) {
+  case TY_FACTION: {
+    int e = 0;
+    *set = vm_builtin(&g->v, BI_factions, args, &e, &none);
+    return true;
+  }
+  case TY_TERRITORY: *set = def->nareas >= 64 ? -1 : (int64_t)((1ull << def->nareas) - 1); return true;
+  case TY_SECTOR: *set = (int64_t)((1ull << def->nsectors) - 1); return true;
+  case TY_LEADER: *set = def->nleaders >= 64 ? -1 : (int64_t)((1ull << def->nleaders) - 1); return true;
+  case TY_KIND: *set = (int64_t)((1ull << def->nkinds) - 1); return true;
+  case TY_BOOL: *range = true; *lo = 0; *hi = 1; return true;
+  default: return false;
+  }
+}
+
+typedef struct enum_ctx {
+  mt_game *g;
+  mt_choice *out;
+  size_t cap, n;
+  int action;
+  int64_t args[MAX_PARAMS];
+} enum_ctx;
+
+static void enum_params(enum_ctx *e, int i) {
+  const action_rec *ar = &e->g->r->prog.actions[e->action];
+  if (i == ar->nparams) {
+    int64_t cost;
+    if (!action_legal(e->g, e->action, e->args, &cost)) return;
+    if (e->n < e->cap) {
+      mt_choice *c = &e->out[e->n];
+      c->action = e->action;
+      c->nargs = ar->nparams;
+      memcpy(c->args, e->args, sizeof e->args);
+      c->value = cost;
+    }
+    e->n++;
+    return;
+  }
+  int64_t set = 0, lo = 0, hi = -1;
+  bool range;
+  if (!param_domain(e->g, e->action, i, e->args, &set, &lo, &hi, &range)) return;
+  if (range) {
+    if (hi - lo > 100000) hi = lo + 100000; /* a compact description would be needed beyond this */
+    for (int64_t x = lo; x <= hi; x++) {
+      e->args[i] = x;
+      enum_params(e, i + 1);
+    }
+    return;
+  }
+  for (int k = 0; k < 64; k++)
+    if ((uint64_t)set >> k & 1u) {
+      e->args[i] = k;
+      enum_params(e, i + 1);
+    }
+}
+
+size_t mt_legal(mt_game *g, mt_choice *out, size_t cap) {
+  vm_state *vs = g->v.vs;
+  if (vs->status != VM_WAITING) return 0;
+  size_t n = 0;
+  switch (vs->dec.kind) {
+  case DEC_ASK:
+    for (int k = 0; k < 64; k++)
+      if ((uint64_t)vs->dec.set >> k & 1u) {
+        if (n < cap) out[n] = (mt_choice){.action = -1, .value = k};
+        n++;
+      }
+    return n;
+  case DEC_RANGE:
+    for (int64_t x = vs->dec.lo; x <= vs->dec.hi && x - vs->dec.lo <= 1000000; x++) {
+      if (n < cap) out[n] = (mt_choice){.action = -1, .value = x};
+      n++;
+    }
+    return n;
+  case DEC_MAY:
+    for (int x = 0; x < 2; x++) {
+      if (n < cap) out[n] = (mt_choice){.action = -1, .value = x};
+      n++;
+    }
+    return n;
+  case DEC_ACT: {
+    const program *p = &g->r->prog;
+    enum_ctx e = {g, out, cap, 0, 0, {0}};
+    for (int i = 0; i < p->nlist[vs->dec.list]; i++) {
+      e.action = p->lists[vs->dec.list][i];
+      if (e.action < 0) continue;
+      e.args[0] = vs->dec.faction;
+      enum_params(&e, 1);
+    }
+    return e.n;
+  }
+  default: return 0;
+  }
+}
+
+static void refuse(mt_game *g, mt_explain *why, const char *msg) {
+  (void)g;
+  if (!why) return;
+  memset(why, 0, sizeof *why);
+  snprintf(why->text, sizeof why->text, "%s", msg);
+}
+
+/* Fills WHY with every guard that refused action A. */
+static void explain_guards(mt_game *g, int a, mt_explain *why) {
+  if (!why) return;
+  const program *p = &g->r->prog;
+  const action_rec *ar = &p->actions[a];
+  memset(why, 0, sizeof *why);
+  strbuf b = {0};
+  sb_printf(&b, "%s is refused:", ar->name);
+  for (int i = 0; i < g->v.nrefused && why->nreasons < MT_MAX_REASONS; i++) {
+    int gi = g->v.refused[i];
+    int r = gi < 0 ? ar->rule : ar->guards[gi].rule;
+    why->rule[why->nreasons] = p->rules[r].id;
+    why->title[why->nreasons] = p->rules[r].title;
+    why->nreasons++;
+    if (gi < 0) sb_printf(&b, " %s (%s) is not in force;", p->rules[r].id, p->rules[r].title);
+    else {
+      mt_span sp = ar->guards[gi].span;
+      size_t len;
+      const char *text = diag_source_text(g->r->d, sp.file, &len);
+      sb_printf(&b, " %s (%s): %s %.*s;", p->rules[r].id, p->rules[r].title, ar->guards[gi].forbid ? "forbid" : "require",
+                (int)(sp.end - sp.start), text + sp.start);
+    }
+  }
+  if (why->nreasons == 0) sb_puts(&b, " its cost or guards could not be evaluated;");
+  b.s[b.n - 1] = 0;
+  snprintf(why->text, sizeof why->text, "%s", b.s);
+  sb_free(&b);
+}
+
+int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why) {
+  vm_state *vs = g->v.vs;
+  if (vs->status != VM_WAITING) {
+    refuse(g, why, "no decision is pending");
+    return -1;
+  }
+  int64_t answer = c->value;
+  switch (vs->dec.kind) {
+  case DEC_ASK:
+    if (answer < 0 || answer >= 64 || !((uint64_t)vs->dec.set >> answer & 1u)) {
+      refuse(g, why, "that is not one of the offered choices");
+      return -1;
+    }
+    break;
+  case DEC_RANGE:
+    if (answer < vs->dec.lo || answer > vs->dec.hi) {
+      char buf[96];
+      snprintf(buf, sizeof buf, "the answer must be between %lld and %lld", (long long)vs->dec.lo, (long long)vs->dec.hi);
+      refuse(g, why, buf);
+      return -1;
+    }
+    break;
+  case DEC_MAY:
+    if (answer != 0 && answer != 1) {
+      refuse(g, why, "the answer is yes or no");
+      return -1;
+    }
+    break;
+  case DEC_ACT: {
+    const program *p = &g->r->prog;
+    bool listed = false;
+    for (int i = 0; i < p->nlist[vs->dec.list]; i++) listed |= p->lists[vs->dec.list][i] == c->action;
+    if (!listed || c->action < 0) {
+      refuse(g, why, "that action is not offered here");
+      return -1;
+    }
+    const action_rec *ar = &p->actions[c->action];
+    if (c->nargs != ar->nparams || c->args[0] != vs->dec.faction) {
+      refuse(g, why, "the action is taken by the deciding faction, with all its parameters");
+      return -1;
+    }
+    for (int i = 1; i < ar->nparams; i++) {
+      int64_t set = 0, lo = 0, hi = -1;
+      bool range;
+      if (!param_domain(g, c->action, i, c->args, &set, &lo, &hi, &range)) {
+        refuse(g, why, "the parameters could not be evaluated");
+        return -1;
+      }
+      bool in = range ? c->args[i] >= lo && c->args[i] <= hi
+                      : c->args[i] >= 0 && c->args[i] < 64 && ((uint64_t)set >> c->args[i] & 1u);
+      if (!in) {
+        char msg[128];
+        snprintf(msg, sizeof msg, "parameter '%s' is outside its domain", ar->pname[i]);
+        refuse(g, why, msg);
+        return -1;
+      }
+    }
+    int64_t cost;
+    if (!action_legal(g, c->action, c->args, &cost)) {
+      explain_guards(g, c->action, why);
+      return -1;
+    }
+    /* call the effect: arguments and cost become the frame's parameters */
+    if (vs->sp + ar->nparams + 1 + p->funcs[ar->effect_fn].nlocals + 8 > VM_STACK || vs->nframes >= VM_FRAMES) {
+      refuse(g, why, "the rules nest too deeply to take this action");
+      return -1;
+    }
+    int base = vs->sp;
+    for (int i = 0; i < ar->nparams; i++) vs->stack[vs->sp++] = c->args[i];
+    vs->stack[vs->sp++] = cost;
+    const func_rec *f = &p->funcs[ar->effect_fn];
+    for (int i = ar->nparams + 1; i < f->nlocals; i++) vs->stack[vs->sp++] = 0;
+    vm_frame *fr = &vs->frames[vs->nframes++];
+    fr->fn = ar->effect_fn;
+    fr->pc = (int32_t)f->start;
+    fr->base = base;
+    vs->dec.kind = DEC_NONE;
+    return vm_run(&g->v);
+  }
+  default: refuse(g, why, "no decision is pending"); return -1;
+  }
+  if (vs->sp >= VM_STACK) {
+    refuse(g, why, "stack full");
+    return -1;
+  }
+  vs->stack[vs->sp++] = answer;
+  vs->dec.kind = DEC_NONE;
+  return vm_run(&g->v);
+}
+
+void mt_choice_format(const mt_game *g, const mt_choice *c, char *buf, size_t n) {
+  const program *p = &g->r->prog;
+  const vm_state *vs = g->v.vs;
+  strbuf b = {0};
+  if (c->action >= 0 && c->action < p->nactions) {
+    const action_rec *ar = &p->actions[c->action];
+    sb_puts(&b, ar->name);
+    for (int i = 0; i < ar->nparams; i++) {
+      sb_putc(&b, ' ');
+      vm_format_value(&g->v, ar->ptype[i], c->args[i], &b);
+    }
+  } else if (vs->dec.kind == DEC_MAY) {
+    sb_puts(&b, c->value ? "yes" : "no");
+  } else if (vs->dec.kind == DEC_ASK) {
+    vm_format_value(&g->v, vs->dec.elem, c->value, &b);
+  } else {
+    sb_printf(&b, "%lld", (long long)c->value);
+  }
+  snprintf(buf, n, "%s", b.s ? b.s : "");
+  sb_free(&b);
+}
+
+/* Parses one word as a value of type TY. */
+static bool parse_value(const mt_game *g, int ty, const char *w, int64_t *out) {
+  const board_def *def = g->r->def;
+  char *end;
+  long long v = strtoll(w, &end, 10);
+  if (*w && !*end) {
+    *out = v;
+    return ty == TY_INT || ty == TY_SECTOR || ty == TY_BOOL;
+  }
+  if (!strcmp(w, "none")) return *out = -1, true;
+  int k = -1;
+  switch (ty) {
+  case TY_BOOL: return (!strcmp(w, "true") || !strcmp(w, "yes")) ? (*out = 1, true) : (!strcmp(w, "false") || !strcmp(w, "no")) ? (*out = 0, true) : false;
+  case TY_FACTION: k = board_faction_index(def, w); break;
+  case TY_TERRITORY: k = board_area_index(def, w); break;
+  case TY_CARD: k = board_card_index(def, w); break;
+  case TY_LEADER: k = board_leader_index(def, w); break;
+  case TY_KIND: k = board_kind_index(def, w); break;
+  case TY_POOL: k = board_pool_index(def, w); break;
+  case TY_TAG: k = board_tag_index(def, w); break;
+  case TY_RULE: k = sema_find_rule(&g->r->prog, w); break;
+  default: break;
+  }
+  *out = k;
+  return k >= 0;
+}
+
+int mt_choice_parse(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen) {
+  const program *p = &g->r->prog;
+  const vm_state *vs = g->v.vs;
+  char buf[512];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *words[MT_MAX_ARGS + 2];
+  int nw = 0;
+  for (char *t = strtok(buf, " \t\r\n"); t && nw < MT_MAX_ARGS + 2; t = strtok(NULL, " \t\r\n")) words[nw++] = t;
+  memset(c, 0, sizeof *c);
+  c->action = -1;
+  if (nw == 0) return snprintf(err, errlen, "empty choice"), -1;
+  switch (vs->dec.kind) {
+  case DEC_MAY:
+    if (!parse_value(g, TY_BOOL, words[0], &c->value) || c->value < 0 || c->value > 1)
+      return snprintf(err, errlen, "answer yes or no"), -1;
+    return 0;
+  case DEC_RANGE:
+    if (!parse_value(g, TY_INT, words[0], &c->value)) return snprintf(err, errlen, "answer a number"), -1;
+    return 0;
+  case DEC_ASK:
+    if (!parse_value(g, vs->dec.elem, words[0], &c->value)) return snprintf(err, errlen, "'%s' is not a valid answer here", words[0]), -1;
+    return 0;
+  case DEC_ACT:
+    for (int i = 0; i < p->nactions; i++)
+      if (!strcmp(p->actions[i].name, words[0])) c->action = i;
+    if (c->action < 0) return snprintf(err, errlen, "unknown action '%s'", words[0]), -1;
+    if (nw - 1 != p->actions[c->action].nparams)
+      return snprintf(err, errlen, "%s takes %d arguments", words[0], p->actions[c->action].nparams), -1;
+    c->nargs = nw - 1;
+    for (int i = 0; i < c->nargs; i++)
+      if (!parse_value(g, p->actions[c->action].ptype[i], words[i + 1], &c->args[i]))
+        return snprintf(err, errlen, "'%s' is not a valid %s", words[i + 1], p->actions[c->action].pname[i]), -1;
+    return 0;
+  default: return snprintf(err, errlen, "no decision is pending"), -1;
+  }
+}
+
+mt_game *mt_clone(const mt_game *g) {
+  mt_game *c = mt_calloc(1, sizeof *c);
+  c->r = g->r;
+  c->L = g->L;
+  /* the layout is shared, reference-counted */
+  mt_game *gg = (mt_game *)(uintptr_t)g;
+  if (gg->owns_layout) {
+    gg->owns_layout = false;
+    gg->layout_ref = mt_calloc(1, sizeof *gg->layout_ref);
+    *gg->layout_ref = 1;
+  }
+  c->layout_ref = gg->layout_ref;
+  ++*c->layout_ref;
+  c->size = g->size;
+  c->block = mt_alloc(g->size);
+  memcpy(c->block, g->block, g->size);
+  c->v = g->v;
+  c->v.refused = NULL;
+  c->v.nrefused = c->v.caprefused = 0;
+  bind(c);
+  return c;
+}
+
+void mt_copy_state(mt_game *dst, const mt_game *src) { memcpy(dst->block, src->block, src->size); }
+size_t mt_state_size(const mt_game *g) { return g->size; }
+/* One pass over what the state means: the VM's live continuation (its header,
+ * the cancellations and frames in use, the live stack) and the board block.
+ * Dead stack slots do not count, so a saved and reloaded position hashes the
+ * same as the original. */
+uint64_t mt_hash(const mt_game *g) {
+  const vm_state *vs = g->v.vs;
+  uint64_t h = mt_hash_bytes(vs, offsetof(vm_state, cancel), 0x6d656e746174ull);
+  h = mt_hash_bytes(vs->cancel, (size_t)vs->ncancel * sizeof *vs->cancel, h);
+  h = mt_hash_bytes(vs->frames, (size_t)vs->nframes * sizeof *vs->frames, h);
+  h = mt_hash_bytes(vs->stack, (size_t)vs->sp * sizeof *vs->stack, h);
+  return mt_hash_bytes(g->v.st, g->L->size, h);
+}

@@ -1,0 +1,310 @@
+/* main.c -- the command line: subcommands, options, sysexits exit codes.
+ *   0 ok, 64 usage, 65 rules/data error, 70 runtime error, 74 I/O. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "data.h"
+#include "game.h"
+#include "mentat.h"
+
+enum { EX_OK = 0, EX_USAGE = 64, EX_DATAERR = 65, EX_SOFTWARE = 70, EX_IOERR = 74 };
+
+static const char usage[] =
+    "usage: mentat COMMAND [options]\n"
+    "\n"
+    "commands:\n"
+    "  check   [pack options] [FILE...]   parse, resolve and type-check rules; exit 65 on errors\n"
+    "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [FILE...]\n"
+    "                                     play the pack's game rule with seeded random bots\n"
+    "  play    [--seed N]                 play a full game with bots (the standard pack)\n"
+    "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
+    "  explain --bytecode RULE-ID [pack options] [FILE...]   the same\n"
+    "  dump    board|decks|factions [--json] [--rules DIR]   the loaded components\n"
+    "\n"
+    "pack options:\n"
+    "  --components DIR   components (DIR/rules/board.yaml, DIR/rules/decks.yaml, DIR/factions/*.yaml)\n"
+    "                     and, without FILEs, every DIR/{rules,factions,variants}/*.rules\n"
+    "  --variant NAME     apply a variant (repeatable)\n"
+    "  --advanced         the Advanced ruleset (rules tagged advanced are in force)\n";
+
+static void message(void *ud, int level, const char *text) {
+  (void)ud;
+  (void)level;
+  fputs(text, stderr);
+}
+
+/* The standard pack: next to the executable in a checkout (build/..), or the
+ * installed PREFIX/share/mentat, or the current directory. */
+static const char *find_pack(char *buf, size_t n) {
+  char exe[4096];
+  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (k > 0) {
+    exe[k] = 0;
+    char *dir = dirname(exe);
+    const char *suffix[] = {"/..", "/../share/mentat", ""};
+    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+      char probe[4200];
+      snprintf(buf, n, "%s%s", dir, suffix[i]);
+      snprintf(probe, sizeof probe, "%s/rules/board.yaml", buf);
+      if (access(probe, R_OK) == 0) return buf;
+    }
+  }
+  snprintf(buf, n, ".");
+  return buf;
+}
+
+typedef struct opts {
+  const char *components;
+  const char *variants[32];
+  int nvariants;
+  int advanced;
+  const char *files[256];
+  int nfiles;
+  const char *rule_id;
+  const char *answers;
+  const char *factions;
+  uint64_t seed;
+  int bytecode;
+} opts;
+
+static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "--components") || !strcmp(a, "--rules")) {
+      if (++i >= argc) return fprintf(stderr, "mentat: %s needs a directory\n", a), -1;
+      o->components = argv[i];
+    } else if (!strcmp(a, "--variant")) {
+      if (++i >= argc || o->nvariants >= 32) return fprintf(stderr, "mentat: --variant needs a name\n"), -1;
+      o->variants[o->nvariants++] = argv[i];
+    } else if (!strcmp(a, "--advanced")) {
+      o->advanced = 1;
+    } else if (!strcmp(a, "--bytecode")) {
+      o->bytecode = 1;
+    } else if (!strcmp(a, "--seed")) {
+      if (++i >= argc) return fprintf(stderr, "mentat: --seed needs a number\n"), -1;
+      char *end;
+      errno = 0;
+      unsigned long long s = strtoull(argv[i], &end, 10);
+      if (*end || errno || argv[i][0] == '-') return fprintf(stderr, "mentat: bad seed '%s'\n", argv[i]), -1;
+      o->seed = s;
+    } else if (!strcmp(a, "--answers")) {
+      if (++i >= argc) return fprintf(stderr, "mentat: --answers needs a list\n"), -1;
+      o->answers = argv[i];
+    } else if (!strcmp(a, "--factions")) {
+      if (++i >= argc) return fprintf(stderr, "mentat: --factions needs a list\n"), -1;
+      o->factions = argv[i];
+    } else if (a[0] == '-' && a[1]) {
+      return fprintf(stderr, "mentat: unknown option '%s'\n", a), -1;
+    } else if (want_rule && !o->rule_id) {
+      o->rule_id = a;
+    } else {
+      if (o->nfiles >= 256) return fprintf(stderr, "mentat: too many files\n"), -1;
+      o->files[o->nfiles++] = a;
+    }
+  }
+  return 0;
+}
+
+static mt_rules *load(opts *o, int *code) {
+  char pack[4096];
+  for (int i = 0; i < o->nfiles; i++)
+    if (access(o->files[i], R_OK) != 0) {
+      fprintf(stderr, "mentat: error: cannot read '%s': %s\n", o->files[i], strerror(errno));
+      *code = EX_IOERR;
+      return NULL;
+    }
+  mt_load L = {0};
+  L.components = o->components ? o->components : find_pack(pack, sizeof pack);
+  L.files = o->files;
+  L.nfiles = o->nfiles;
+  L.variants = o->variants;
+  L.nvariants = o->nvariants;
+  L.advanced = o->advanced;
+  L.message = message;
+  mt_rules *r = mt_rules_load(&L);
+  if (!r) *code = EX_DATAERR;
+  return r;
+}
+
+static int cmd_check(int argc, char **argv) {
+  opts o = {0};
+  if (parse_opts(argc, argv, &o, 0) < 0) return EX_USAGE;
+  int code = EX_OK;
+  mt_rules *r = load(&o, &code);
+  mt_rules_free(r);
+  return code;
+}
+
+static int cmd_disasm(int argc, char **argv) {
+  opts o = {0};
+  if (parse_opts(argc, argv, &o, 1) < 0) return EX_USAGE;
+  if (!o.rule_id) return fputs("mentat: which rule? (a rule number)\n", stderr), EX_USAGE;
+  if (!strcmp(argv[0], "explain") && !o.bytecode)
+    return fputs("mentat: explain prints bytecode with --bytecode (rule explanations arrive with the console)\n", stderr),
+           EX_USAGE;
+  int code = EX_OK;
+  mt_rules *r = load(&o, &code);
+  if (!r) return code;
+  char *text = NULL;
+  if (mt_rules_disasm(r, o.rule_id, &text) < 0) {
+    fprintf(stderr, "mentat: error: no rule %s in the loaded rule set\n", o.rule_id);
+    mt_rules_free(r);
+    return EX_DATAERR;
+  }
+  fputs(text, stdout);
+  free(text);
+  mt_rules_free(r);
+  return EX_OK;
+}
+
+static void narrate(void *ud, const char *rule, const char *text) {
+  (void)ud;
+  printf("[%s] %s\n", rule, text);
+}
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Plays the game rule: scripted answers first (separated by ';'), then
+ * uniformly random legal answers from a bot generator seeded by --seed. */
+static int play_game(mt_rules *r, opts *o) {
+  const char *fac[32];
+  int nf = 0;
+  char facbuf[512];
+  if (o->factions) {
+    snprintf(facbuf, sizeof facbuf, "%s", o->factions);
+    for (char *t = strtok(facbuf, ","); t && nf < 32; t = strtok(NULL, ",")) fac[nf++] = t;
+  }
+  char err[256];
+  mt_game *g = mt_game_new(r, o->factions ? fac : NULL, nf, o->seed, err, sizeof err);
+  if (!g) {
+    fprintf(stderr, "mentat: error: %s\n", err);
+    return EX_USAGE;
+  }
+  mt_game_set_log(g, narrate, NULL);
+  char *script = o->answers ? mt_strdup(o->answers) : NULL;
+  char *cursor = script;
+  uint64_t bot = o->seed ^ 0x626f74ull;
+  int st = mt_start(g);
+  size_t cap = 4096;
+  mt_choice *choices = mt_calloc(cap, sizeof *choices);
+  int decisions = 0;
+  while (st == MT_WAITING) {
+    const mt_decision *d = mt_pending(g);
+    mt_choice c;
+    char text[512];
+    char *ans = NULL;
+    if (cursor && *cursor) {
+      ans = cursor;
+      char *semi = strchr(cursor, ';');
+      if (semi) {
+        *semi = 0;
+        cursor = semi + 1;
+      } else {
+        cursor = cursor + strlen(cursor);
+      }
+    }
+    if (ans) {
+      char perr[256];
+      if (mt_choice_parse(g, ans, &c, perr, sizeof perr) < 0) {
+        fprintf(stderr, "mentat: error: scripted answer '%s' to %s (%s): %s\n", ans, d->faction, d->prompt, perr);
+        st = -1;
+        break;
+      }
+    } else {
+      size_t n = mt_legal(g, choices, cap);
+      if (n == 0) {
+        fprintf(stderr, "mentat: error: %s has no legal answer to '%s' (rule %s)\n", d->faction, d->prompt, d->rule);
+        st = -1;
+        break;
+      }
+      if (n > cap) n = cap;
+      c = choices[splitmix(&bot) % n];
+    }
+    mt_choice_format(g, &c, text, sizeof text);
+    printf("  %s%s -> %s\n", d->faction, d->secret ? " (secret)" : "", text);
+    mt_explain why;
+    int rc = mt_apply(g, &c, &why);
+    if (rc < 0) {
+      fprintf(stderr, "mentat: refused: %s\n", why.text);
+      if (!ans) {
+        st = -1;
+        break;
+      }
+      continue;
+    }
+    st = rc;
+    decisions++;
+  }
+  int code = EX_OK;
+  if (st == MT_FAILED) {
+    fprintf(stderr, "mentat: %s\n", mt_error(g));
+    code = EX_SOFTWARE;
+  } else if (st < 0) {
+    code = EX_SOFTWARE;
+  } else {
+    printf("game over after %d decisions; state hash %016llx\n", decisions, (unsigned long long)mt_hash(g));
+  }
+  mt_free(choices);
+  mt_free(script);
+  mt_game_free(g);
+  return code;
+}
+
+static int cmd_run(int argc, char **argv) {
+  opts o = {0};
+  if (parse_opts(argc, argv, &o, 0) < 0) return EX_USAGE;
+  int code = EX_OK;
+  mt_rules *r = load(&o, &code);
+  if (!r) return code;
+  code = play_game(r, &o);
+  mt_rules_free(r);
+  return code;
+}
+
+/* Until the Dune rulebook is written in the language, `play` runs the
+ * language's test game, which exercises the same machinery. */
+static int cmd_play(int argc, char **argv) {
+  opts o = {0};
+  if (parse_opts(argc, argv, &o, 0) < 0) return EX_USAGE;
+  char pack[4096];
+  find_pack(pack, sizeof pack);
+  char comp[4200];
+  if (!o.components) {
+    snprintf(comp, sizeof comp, "%s/tests/fixtures/race", pack);
+    o.components = comp;
+  }
+  int code = EX_OK;
+  mt_rules *r = load(&o, &code);
+  if (!r) return code;
+  code = play_game(r, &o);
+  mt_rules_free(r);
+  return code;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+    fputs(usage, argc < 2 ? stderr : stdout);
+    return argc < 2 ? EX_USAGE : EX_OK;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
+  if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+  if (!strcmp(cmd, "play")) return cmd_play(argc - 1, argv + 1);
+  if (!strcmp(cmd, "disasm") || !strcmp(cmd, "explain")) return cmd_disasm(argc - 1, argv + 1);
+  if (!strcmp(cmd, "dump")) return dump_main(argc - 1, argv + 1);
+  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "help"};
+  const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
+  fprintf(stderr, "mentat: unknown command '%s'%s%s%s\n%s", cmd, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "",
+          usage);
+  return EX_USAGE;
+}

@@ -1,0 +1,102 @@
+/* mentat.h -- the public API of the Mentat engine (libmentat.a).
+ *
+ * A rule set (mt_rules) is compiled once from YAML components and .rules
+ * text; games (mt_game) run against it.  A game is a deterministic state
+ * machine: it runs until a player must decide, and continues when the
+ * decision is answered.  The whole game state, including the suspended VM,
+ * is one flat block: mt_clone copies it with memcpy.
+ *
+ * The library never prints or exits: diagnostics go to the message callback
+ * given at load time; narration goes to the log callback of each game.
+ */
+#ifndef MENTAT_H
+#define MENTAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct mt_rules mt_rules;
+typedef struct mt_game mt_game;
+
+/* level: 0 error, 1 warning, 2 note; TEXT is a complete rendered message. */
+typedef void (*mt_message_fn)(void *ud, int level, const char *text);
+/* RULE is the number of the rule whose code narrated TEXT. */
+typedef void (*mt_log_fn)(void *ud, const char *rule, const char *text);
+
+typedef struct mt_load {
+  const char *components;          /* dir holding rules/board.yaml, rules/decks.yaml and factions/ */
+  const char *const *files;        /* rules files; none: every .rules file of the pack */
+  int nfiles;
+  const char *const *variants;     /* variant names to apply */
+  int nvariants;
+  int advanced;                    /* 0: rules tagged advanced are left out */
+  mt_message_fn message;
+  void *message_ud;
+} mt_load;
+
+/* Compiles a rule set; NULL if it has errors (all of them were reported). */
+mt_rules *mt_rules_load(const mt_load *o);
+void mt_rules_free(mt_rules *r);
+/* Writes the bytecode of rule ID with its source lines; 0, or -1 if unknown. */
+int mt_rules_disasm(const mt_rules *r, const char *id, char **text);
+/* The faction ids of the data, in order. */
+int mt_rules_factions(const mt_rules *r, const char ***ids);
+
+enum { MT_WAITING = 2, MT_FINISHED = 3, MT_FAILED = 4 };
+enum { MT_DEC_NONE, MT_DEC_CHOOSE, MT_DEC_NUMBER, MT_DEC_YESNO, MT_DEC_ACTION };
+
+typedef struct mt_decision {
+  int kind;            /* MT_DEC_* */
+  const char *faction; /* who decides */
+  const char *prompt;  /* for CHOOSE/NUMBER/YESNO */
+  const char *rule;    /* the rule that asks */
+  int secret;          /* part of a simultaneous secret round */
+  int64_t lo, hi;      /* NUMBER: the range */
+} mt_decision;
+
+#define MT_MAX_ARGS 8
+typedef struct mt_choice {
+  int action;          /* ACTION: index into the rule set's actions; else -1 */
+  int nargs;
+  int64_t args[MT_MAX_ARGS];
+  int64_t value;       /* CHOOSE: the member; NUMBER: the number; YESNO: 0/1 */
+} mt_choice;
+
+/* Why a choice was refused: the rules whose guards said no. */
+#define MT_MAX_REASONS 16
+typedef struct mt_explain {
+  int nreasons;
+  const char *rule[MT_MAX_REASONS];   /* rule numbers */
+  const char *title[MT_MAX_REASONS];
+  char text[1024];                    /* one readable paragraph */
+} mt_explain;
+
+/* FACTIONS: faction ids (NULL: all of the data's factions). */
+mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactions, uint64_t seed, char *err,
+                     size_t errlen);
+void mt_game_free(mt_game *g);
+void mt_game_set_log(mt_game *g, mt_log_fn fn, void *ud);
+/* Runs the game rule up to the first decision. */
+int mt_start(mt_game *g);
+int mt_status(const mt_game *g);
+/* The pending decision, or NULL when the game is over or failed. */
+const mt_decision *mt_pending(mt_game *g);
+/* Up to CAP legal answers to the pending decision; returns how many there are
+ * in all (may exceed CAP). */
+size_t mt_legal(mt_game *g, mt_choice *out, size_t cap);
+/* Answers the pending decision and runs to the next one.  A refused answer
+ * leaves the state untouched, fills WHY and returns -1. */
+int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why);
+/* Text forms: "yes", "3", "arrakeen", "ship fremen 5 the_great_flat 7". */
+void mt_choice_format(const mt_game *g, const mt_choice *c, char *buf, size_t n);
+int mt_choice_parse(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen);
+/* A runtime error's message (MT_FAILED). */
+const char *mt_error(mt_game *g);
+
+mt_game *mt_clone(const mt_game *g);
+/* Copies the state of SRC into DST (same rules and factions): one memcpy. */
+void mt_copy_state(mt_game *dst, const mt_game *src);
+size_t mt_state_size(const mt_game *g);
+uint64_t mt_hash(const mt_game *g);
+
+#endif

@@ -1,0 +1,198 @@
+/* program.h -- a compiled rule set: the rule registry (resolve.c), the hook
+ * tables (check.c) and the bytecode (compile.c) that vm.c runs.
+ *
+ * Everything the VM needs at run time is here and immutable once compiled;
+ * the mutable part of a game lives in the flat state block (vm.h, board.h).
+ */
+#ifndef MENTAT_PROGRAM_H
+#define MENTAT_PROGRAM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ast.h"
+#include "board.h"
+#include "diag.h"
+
+#define MAX_PARAMS 8
+#define MAX_LOCALS 250
+
+enum { LEVEL_BASE, LEVEL_FACTION, LEVEL_CARD, LEVEL_VARIANT };
+extern const char *const level_names[];
+
+typedef struct rule_rec {
+  const char *id, *title;
+  int form;          /* RF_* */
+  uint32_t tags;     /* TAG_* */
+  int level;         /* LEVEL_* */
+  int faction;       /* def faction of a faction block, or -1 */
+  int card;          /* def card of a card block, or -1 */
+  const char *owner; /* faction/card id of the enclosing block, or NULL */
+  const char *variant; /* variant that declared it, or NULL */
+  const char *name;  /* phase/step name, or NULL */
+  mt_span span;
+  int parent;        /* enclosing rule, or -1 */
+  int *sup, nsup;    /* resolved supersedes targets */
+  int *amd, namd;    /* resolved amends targets */
+  bool disabled;     /* by a variant's `disable`, or not in the chosen ruleset */
+  bool replaced;     /* body replaced by a variant */
+  const char *replaced_by; /* variant name */
+  node *ast;         /* AST_RULE (compile time only) */
+  node *items;       /* the effective items (after `replace`) */
+  int body_fn;       /* function running its statements and nested rules, or -1 */
+} rule_rec;
+
+typedef struct value_def {
+  int rule;
+  node *ast;         /* AST_VALUE */
+  bool guarded;      /* has a when-guard or non-trivial pattern */
+  int match_fn, body_fn;
+} value_def;
+
+typedef struct value_rec {
+  const char *name;
+  int nparams;
+  int ptype[MAX_PARAMS];
+  const char *pname[MAX_PARAMS];
+  int ret;
+  int base_rule;     /* rule of the declaring definition */
+  value_def *defs;   /* in precedence order after resolve */
+  int ndefs, capdefs;
+  int dispatch_fn;
+  mt_span span;
+} value_rec;
+
+typedef struct event_rec {
+  const char *name;
+  int nparams;
+  int ptype[MAX_PARAMS];
+  const char *pname[MAX_PARAMS];
+  int dispatch_fn;
+  mt_span span;
+} event_rec;
+
+typedef struct trigger_rec {
+  int rule, event, timing; /* TRIG_* */
+  int owner;               /* owning def faction or -1 */
+  node *ast;
+  int where_fn, body_fn;
+} trigger_rec;
+
+typedef struct guard_rec {
+  int rule;          /* attribution (because, or the declaring rule) */
+  int decl_rule;     /* the rule whose member declared it */
+  bool forbid;
+  node *cond;
+  mt_span span;
+} guard_rec;
+
+typedef struct check_rec {
+  int rule, action;
+  node *ast;         /* AST_CHECK */
+  int where_fn;      /* -1 when unconditional */
+} check_rec;
+
+typedef struct action_rec {
+  const char *name;
+  int rule;
+  node *ast;
+  int nparams;
+  int ptype[MAX_PARAMS];
+  const char *pname[MAX_PARAMS];
+  node *pdomain[MAX_PARAMS];
+  int dom_fn[MAX_PARAMS];   /* domain: set-valued function of earlier params, or -1 (whole type) */
+  int lo_fn[MAX_PARAMS], hi_fn[MAX_PARAMS]; /* range domains */
+  node *cost;
+  int cost_fn;       /* -1: no cost */
+  int guard_fn;      /* params + cost -> bool; records failing guards */
+  int effect_fn;     /* params + cost */
+  node *effect;
+  guard_rec *guards;
+  int nguards, capguards;
+  mt_span span;
+} action_rec;
+
+typedef struct var_rec {
+  const char *name;
+  int nparams;
+  int ptype[MAX_PARAMS];
+  int type;
+  bool data;         /* declared by the YAML (board var) rather than the rules */
+  int board_var;     /* index into the layout's variables */
+  int scope;         /* BS_* */
+  int cells;         /* cells per instance */
+  int width;         /* 1, or 2 for 64-bit sets */
+  node *init;
+  int64_t init_value;
+  mt_span span;
+} var_rec;
+
+typedef struct proc_rec {
+  const char *name;
+  int rule;
+  node *ast;
+  int nparams;
+  int ptype[MAX_PARAMS];
+  int fn;
+} proc_rec;
+
+typedef enum { FN_PURE, FN_EFFECT } fn_kind;
+typedef struct func_rec {
+  uint32_t start, end; /* code range */
+  int nparams, nlocals;
+  int rule;            /* the rule this code belongs to (for traces and errors) */
+  fn_kind kind;
+  const char *what;    /* "value movement_range", "trigger after shipped", ... */
+} func_rec;
+
+typedef struct pcspan { uint32_t pc; mt_span span; } pcspan;
+
+typedef struct program {
+  rule_rec *rules; int nrules, caprules;
+  value_rec *values; int nvalues, capvalues;
+  event_rec *events; int nevents, capevents;
+  trigger_rec *triggers; int ntriggers, captriggers;
+  check_rec *checks; int nchecks, capchecks;
+  action_rec *actions; int nactions, capactions;
+  var_rec *vars; int nvars, capvars;
+  proc_rec *procs; int nprocs, capprocs;
+  func_rec *funcs; int nfuncs, capfuncs;
+  uint8_t *code; uint32_t ncode, capcode;
+  pcspan *spans; uint32_t nspans, capspans;
+  const char **strings; int nstrings, capstrings; /* prompts, log texts */
+  int64_t *consts; int nconsts, capconsts;
+  int **lists; int *nlist; int nlists, caplists;  /* action lists of `act` */
+  int game_rule;          /* the `game` entry rule, or -1 */
+  int order_value;        /* `order triggers by` value, or -1 */
+  node *order_node;
+  int turn_var;           /* the data variable named "turn", or -1 */
+  bool *sup_closure;      /* [a*nrules+b]: rule a supersedes rule b, transitively */
+  const board_def *def;
+  board_var_decl *var_decls; int nvar_decls;
+} program;
+
+/* resolve.c: builds the registry from the parsed files.  VARIANTS names the
+ * variants to apply (their `extends` chains included); ADVANCED selects the
+ * ruleset (rules tagged `advanced` are disabled in a basic game). */
+typedef struct sema_options {
+  const char *const *variants;
+  int nvariants;
+  bool advanced;
+} sema_options;
+void sema_init(program *p, const board_def *def);
+void sema_free(program *p);
+bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options *o, diag *d);
+/* check.c: names and types; fills the hook tables.  compile.c: bytecode. */
+bool sema_declare(program *p, node *const *files, int nfiles, diag *d, arena *a);
+bool sema_check(program *p, diag *d, arena *a);
+bool cg_compile(program *p, diag *d);
+int sema_find_rule(const program *p, const char *id);
+const char *sema_type_name(int ty, char *buf, size_t n);
+
+/* mapping from a pc to its source span */
+mt_span cg_span_at(const program *p, uint32_t pc);
+int cg_func_at(const program *p, uint32_t pc);
+/* disassembles function FN (or every function of RULE when fn < 0) */
+void cg_disasm(const program *p, const diag *d, int rule, strbuf *out);
+
+#endif

@@ -1,0 +1,305 @@
+/* resolve.c -- the rule registry (stage 3): every rule by number, its level on
+ * the precedence ladder (base < faction < card < variant), its enclosing block,
+ * its supersedes/amends links resolved, and the chosen variants applied
+ * (`disable`, `replace`, new rules).  Names inside rule bodies are left to
+ * check.c. */
+#include <stdio.h>
+#include <string.h>
+
+#include "program.h"
+
+const char *const level_names[] = {"base rule", "faction ability", "card", "variant"};
+
+void sema_init(program *p, const board_def *def) {
+  memset(p, 0, sizeof *p);
+  p->def = def;
+  p->game_rule = -1;
+  p->order_value = -1;
+  p->turn_var = -1;
+}
+
+void sema_free(program *p) {
+  for (int i = 0; i < p->nrules; i++) {
+    mt_free(p->rules[i].sup);
+    mt_free(p->rules[i].amd);
+  }
+  for (int i = 0; i < p->nvalues; i++) mt_free(p->values[i].defs);
+  for (int i = 0; i < p->nactions; i++) mt_free(p->actions[i].guards);
+  for (int i = 0; i < p->nlists; i++) mt_free(p->lists[i]);
+  mt_free(p->lists);
+  mt_free(p->nlist);
+  mt_free(p->rules);
+  mt_free(p->values);
+  mt_free(p->events);
+  mt_free(p->triggers);
+  mt_free(p->checks);
+  mt_free(p->actions);
+  mt_free(p->vars);
+  mt_free(p->procs);
+  for (int i = 0; i < p->nfuncs; i++) mt_free((void *)(uintptr_t)p->funcs[i].what);
+  mt_free(p->funcs);
+  mt_free(p->sup_closure);
+  mt_free(p->consts);
+  mt_free(p->code);
+  mt_free(p->spans);
+  mt_free(p->strings);
+  mt_free(p->var_decls);
+  memset(p, 0, sizeof *p);
+}
+
+int sema_find_rule(const program *p, const char *id) {
+  for (int i = 0; i < p->nrules; i++)
+    if (strcmp(p->rules[i].id, id) == 0) return i;
+  return -1;
+}
+
+typedef struct ctx {
+  program *p;
+  diag *d;
+  const sema_options *o;
+} ctx;
+
+static void suggest_rule(ctx *c, const char *id, mt_span at) {
+  const char **names = mt_calloc((size_t)c->p->nrules + 1, sizeof *names);
+  for (int i = 0; i < c->p->nrules; i++) names[i] = c->p->rules[i].id;
+  const char *s = diag_suggest(id, names, (size_t)c->p->nrules);
+  if (s) diag_note(c->d, at, "did you mean '%s'?", s);
+  mt_free(names);
+}
+
+/* Adds one rule (and, recursively, the rules nested in its body). */
+static void add_rule(ctx *c, node *n, int level, int faction, int card, const char *owner,
+                     const char *variant, int parent) {
+  program *p = c->p;
+  int dup = sema_find_rule(p, n->name);
+  if (dup >= 0) {
+    diag_error(c->d, n->span, "rule %s is defined twice", n->name);
+    diag_note(c->d, p->rules[dup].span, "first defined here");
+    return;
+  }
+  rule_rec r = {0};
+  r.id = n->name;
+  r.title = n->str;
+  r.form = (int)n->ival;
+  r.tags = n->flags;
+  r.level = level;
+  r.faction = faction;
+  r.card = card;
+  r.owner = owner;
+  r.variant = variant;
+  r.span = n->span;
+  r.parent = parent;
+  r.ast = n;
+  r.items = ast_kid(n, 1);
+  r.body_fn = -1;
+  node *nm = ast_kid(n, 2);
+  r.name = nm ? nm->name : NULL;
+  if (r.form == RF_VALUE || r.form == RF_ACTION) r.name = NULL;
+  if ((r.tags & TAG_BASIC) && (r.tags & TAG_ADVANCED))
+    diag_error(c->d, n->span, "rule %s is tagged both basic and advanced", n->name);
+  if (!c->o->advanced && (r.tags & TAG_ADVANCED)) r.disabled = true;
+  if (r.form == RF_GAME) {
+    if (p->game_rule >= 0 && !p->rules[p->game_rule].disabled) {
+      diag_error(c->d, n->span, "a second game rule %s", n->name);
+      diag_note(c->d, p->rules[p->game_rule].span, "the game rule is %s", p->rules[p->game_rule].id);
+    } else {
+      p->game_rule = p->nrules;
+    }
+  }
+  VEC_PUSH(p->rules, p->nrules, p->caprules, r);
+  int me = p->nrules - 1;
+  node *items = r.items;
+  for (uint32_t i = 0; items && i < items->nkids; i++)
+    if (items->kids[i] && items->kids[i]->kind == AST_RULE)
+      add_rule(c, items->kids[i], level, faction, card, owner, variant, me);
+}
+
+static void add_block(ctx *c, node *blk, int level, const char *variant) {
+  int faction = -1, card = -1;
+  if (blk->kind == AST_FACTION) {
+    faction = board_faction_index(c->p->def, blk->name);
+    if (faction < 0) {
+      const char **names = mt_calloc((size_t)c->p->def->nfactions + 1, sizeof *names);
+      for (int i = 0; i < c->p->def->nfactions; i++) names[i] = c->p->def->factions[i].id;
+      const char *s = diag_suggest(blk->name, names, (size_t)c->p->def->nfactions);
+      diag_error(c->d, blk->span, "unknown faction '%s'%s%s%s", blk->name, s ? " (did you mean '" : "",
+                 s ? s : "", s ? "'?)" : "");
+      mt_free(names);
+    }
+  } else {
+    card = board_card_index(c->p->def, blk->name);
+    if (card < 0) {
+      const char **names = mt_calloc((size_t)c->p->def->ncards + 1, sizeof *names);
+      for (int i = 0; i < c->p->def->ncards; i++) names[i] = c->p->def->cards[i].id;
+      const char *s = diag_suggest(blk->name, names, (size_t)c->p->def->ncards);
+      diag_error(c->d, blk->span, "unknown card '%s'%s%s%s", blk->name, s ? " (did you mean '" : "", s ? s : "",
+                 s ? "'?)" : "");
+      mt_free(names);
+    }
+  }
+  int lv = level == LEVEL_VARIANT ? LEVEL_VARIANT : blk->kind == AST_FACTION ? LEVEL_FACTION : LEVEL_CARD;
+  for (uint32_t i = 0; i < blk->nkids; i++)
+    if (blk->kids[i] && blk->kids[i]->kind == AST_RULE)
+      add_rule(c, blk->kids[i], lv, faction, card, blk->name, variant, -1);
+}
+
+static node *find_variant(node *const *files, int nfiles, const char *name) {
+  for (int f = 0; f < nfiles; f++)
+    for (uint32_t i = 0; i < files[f]->nkids; i++) {
+      node *d = files[f]->kids[i];
+      if (d && d->kind == AST_VARIANT && strcmp(d->name, name) == 0) return d;
+    }
+  return NULL;
+}
+
+/* Applies variant V after its base (extends chain); DEPTH stops cycles. */
+static void apply_variant(ctx *c, node *const *files, int nfiles, node *v, int depth, const char **done,
+                          int *ndone) {
+  for (int i = 0; i < *ndone; i++)
+    if (strcmp(done[i], v->name) == 0) return;
+  if (depth > 32) {
+    diag_error(c->d, v->span, "variant '%s' extends itself (a cycle of extends)", v->name);
+    return;
+  }
+  node *base = ast_kid(v, 0);
+  if (base) {
+    node *b = find_variant(files, nfiles, base->name);
+    if (!b) diag_error(c->d, base->span, "variant '%s' extends unknown variant '%s'", v->name, base->name);
+    else apply_variant(c, files, nfiles, b, depth + 1, done, ndone);
+  }
+  if (*ndone < 64) done[(*ndone)++] = v->name;
+  for (uint32_t i = 1; i < v->nkids; i++) {
+    node *it = v->kids[i];
+    if (!it) continue;
+    if (it->kind == AST_RULE) {
+      add_rule(c, it, LEVEL_VARIANT, -1, -1, NULL, v->name, -1);
+    } else if (it->kind == AST_FACTION || it->kind == AST_CARD) {
+      add_block(c, it, LEVEL_VARIANT, v->name);
+    } else if (it->kind == AST_DISABLE || it->kind == AST_REPLACE) {
+      int r = sema_find_rule(c->p, it->name);
+      if (r < 0) {
+        diag_error(c->d, it->span, "variant '%s' %s unknown rule %s", v->name,
+                   it->kind == AST_DISABLE ? "disables" : "replaces", it->name);
+        suggest_rule(c, it->name, it->span);
+        continue;
+      }
+      rule_rec *rr = &c->p->rules[r];
+      if (it->kind == AST_DISABLE) {
+        rr->disabled = true;
+        /* nested rules go with their parent */
+        for (int k = r + 1; k < c->p->nrules; k++) {
+          int q = c->p->rules[k].parent;
+          while (q >= 0 && q != r) q = c->p->rules[q].parent;
+          if (q == r) c->p->rules[k].disabled = true;
+        }
+      } else {
+        rr->items = ast_kid(it, 0);
+        rr->replaced = true;
+        rr->replaced_by = v->name;
+        node *items = rr->items;
+        for (uint32_t k = 0; items && k < items->nkids; k++)
+          if (items->kids[k] && items->kids[k]->kind == AST_RULE)
+            add_rule(c, items->kids[k], LEVEL_VARIANT, rr->faction, rr->card, rr->owner, v->name, r);
+      }
+    }
+  }
+}
+
+/* Resolves link targets; reports unknown targets, self-links and cycles. */
+static void resolve_links(ctx *c) {
+  program *p = c->p;
+  for (int i = 0; i < p->nrules; i++) {
+    rule_rec *r = &p->rules[i];
+    node *links = ast_kid(r->ast, 0);
+    for (uint32_t k = 0; links && k < links->nkids; k++) {
+      node *l = links->kids[k];
+      int t = sema_find_rule(p, l->name);
+      if (t < 0) {
+        diag_error(c->d, l->span, "rule %s %s unknown rule %s", r->id,
+                   l->op == LINK_SUPERSEDES ? "supersedes" : "amends", l->name);
+        suggest_rule(c, l->name, l->span);
+        continue;
+      }
+      if (t == i) {
+        diag_error(c->d, l->span, "rule %s %s itself", r->id, l->op == LINK_SUPERSEDES ? "supersedes" : "amends");
+        continue;
+      }
+      if (l->op == LINK_SUPERSEDES) {
+        r->sup = mt_realloc(r->sup, (size_t)(r->nsup + 1) * sizeof *r->sup);
+        r->sup[r->nsup++] = t;
+      } else {
+        r->amd = mt_realloc(r->amd, (size_t)(r->namd + 1) * sizeof *r->amd);
+        r->amd[r->namd++] = t;
+      }
+    }
+  }
+  /* cycles in the supersedes graph: iterative DFS with colours */
+  int n = p->nrules;
+  int *colour = mt_calloc((size_t)n + 1, sizeof *colour);
+  int *stack = mt_calloc((size_t)n + 1, sizeof *stack), *edge = mt_calloc((size_t)n + 1, sizeof *edge);
+  for (int s = 0; s < n; s++) {
+    if (colour[s]) continue;
+    int sp = 0;
+    stack[sp] = s;
+    edge[sp] = 0;
+    colour[s] = 1;
+    while (sp >= 0) {
+      int v = stack[sp];
+      if (edge[sp] < p->rules[v].nsup) {
+        int w = p->rules[v].sup[edge[sp]++];
+        if (colour[w] == 1) {
+          diag_error(c->d, p->rules[v].span, "supersedes cycle: rule %s supersedes %s, which leads back to %s",
+                     p->rules[v].id, p->rules[w].id, p->rules[v].id);
+          for (int k = sp; k >= 0 && stack[k] != w; k--)
+            if (k > 0) diag_note(c->d, p->rules[stack[k - 1]].span, "rule %s supersedes %s", p->rules[stack[k - 1]].id,
+                                 p->rules[stack[k]].id);
+        } else if (colour[w] == 0) {
+          colour[w] = 1;
+          stack[++sp] = w;
+          edge[sp] = 0;
+        }
+      } else {
+        colour[v] = 2;
+        sp--;
+      }
+    }
+  }
+  mt_free(colour);
+  mt_free(stack);
+  mt_free(edge);
+}
+
+bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options *o, diag *d) {
+  int before = diag_errors(d);
+  ctx c = {p, d, o};
+  for (int f = 0; f < nfiles; f++)
+    for (uint32_t i = 0; i < files[f]->nkids; i++) {
+      node *n = files[f]->kids[i];
+      if (!n) continue;
+      if (n->kind == AST_RULE) add_rule(&c, n, LEVEL_BASE, -1, -1, NULL, NULL, -1);
+      else if (n->kind == AST_FACTION || n->kind == AST_CARD) add_block(&c, n, LEVEL_BASE, NULL);
+    }
+  const char *done[64];
+  int ndone = 0;
+  for (int i = 0; i < o->nvariants; i++) {
+    node *v = find_variant(files, nfiles, o->variants[i]);
+    if (!v) {
+      diag_error(d, (mt_span){DIAG_NOFILE, 0, 0}, "unknown variant '%s'", o->variants[i]);
+      continue;
+    }
+    apply_variant(&c, files, nfiles, v, 0, done, &ndone);
+  }
+  resolve_links(&c);
+  for (int i = 0; i < p->nrules; i++) {
+    rule_rec *r = &p->rules[i];
+    if ((r->tags & TAG_NOTE) && r->items && r->items->nkids > 0) {
+      for (uint32_t k = 0; k < r->items->nkids; k++)
+        if (r->items->kids[k] && r->items->kids[k]->kind != AST_RULE) {
+          diag_error(d, r->items->kids[k]->span, "rule %s is a note: it carries a number and a summary but no behaviour",
+                     r->id);
+          break;
+        }
+    }
+  }
+  return diag_errors(d) == before;
+}

@@ -1,0 +1,599 @@
+/* vm.c -- the dispatch loop (stage 6).
+ *
+ * The game's VM runs on a stack and frames stored in the flat game state
+ * (vm_state), so suspending at a decision is just returning: the state can be
+ * cloned with memcpy and each copy resumed independently.  Pure functions
+ * (values, guards, domains) can also be evaluated on a scratch stack by
+ * vm_eval, which is how legal choices and why-not answers are computed
+ * without touching the state.  No allocation happens in the loop; an
+ * instruction budget stops a runaway rule with an error naming it. */
+#include "vm.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "opcodes.h"
+
+typedef struct regs {
+  int64_t *stack;
+  int cap;
+  int sp;
+  vm_frame *frames;
+  int fcap;
+  int nframes;
+  bool scratch; /* pure evaluation: no suspension, no effects */
+} regs;
+
+int vm_game_faction(const vm *v, int64_t f) {
+  if (f < 0 || f >= v->p->def->nfactions) return -1;
+  return v->L->game_faction[f];
+}
+
+static int turn_now(vm *v) {
+  const program *p = v->p;
+  if (p->turn_var < 0) return 0;
+  return board_var_get(v->L, v->st, p->vars[p->turn_var].board_var, 0, 0);
+}
+
+/* A rule is in force unless its faction is absent or it (or an enclosing
+ * rule) is cancelled for a scope that has not expired. */
+bool vm_rule_active(vm *v, int r) {
+  const program *p = v->p;
+  if (r < 0 || r >= p->nrules) return false;
+  const rule_rec *rr = &p->rules[r];
+  if (rr->disabled) return false;
+  if (rr->faction >= 0 && v->L->game_faction[rr->faction] < 0) return false;
+  vm_state *vs = v->vs;
+  for (int i = 0; i < vs->ncancel; i++) {
+    vm_cancel *c = &vs->cancel[i];
+    if (c->scope == SCOPE_TURN && p->turn_var >= 0 && c->stamp != turn_now(v)) continue;
+    for (int q = r; q >= 0; q = p->rules[q].parent)
+      if (q == c->rule) return false;
+  }
+  return true;
+}
+
+static void drop_cancel(vm_state *vs, int i) {
+  vs->cancel[i] = vs->cancel[vs->ncancel - 1];
+  vs->ncancel--;
+}
+
+/* RULE_TRY: a pending one-use cancellation is consumed here. */
+static bool rule_try(vm *v, int r) {
+  vm_state *vs = v->vs;
+  for (int i = 0; i < vs->ncancel; i++)
+    if (vs->cancel[i].rule == r && vs->cancel[i].scope == SCOPE_ONCE) {
+      drop_cancel(vs, i);
+      return false;
+    }
+  return vm_rule_active(v, r);
+}
+
+static void fail(vm *v, int code, uint32_t pc, int a, int b, int64_t x) {
+  vm_state *vs = v->vs;
+  vs->status = VM_FAILED;
+  vs->err_code = code;
+  vs->err_pc = (int32_t)pc;
+  vs->err_a = a;
+  vs->err_b = b;
+  vs->err_v = x;
+}
+
+void vm_format_value(const vm *v, int ty, int64_t x, strbuf *out) {
+  const board_def *def = v->p->def;
+  if (ty & TY_SETBIT) {
+    int e = ty & ~TY_SETBIT;
+    sb_putc(out, '{');
+    int first = 1;
+    for (int i = 0; i < 64; i++)
+      if ((uint64_t)x >> i & 1u) {
+        if (!first) sb_puts(out, ", ");
+        first = 0;
+        vm_format_value(v, e, i, out);
+      }
+    sb_putc(out, '}');
+    return;
+  }
+  if (x < 0 && ty != TY_INT) {
+    sb_puts(out, "none");
+    return;
+  }
+  switch (ty) {
+  case TY_BOOL: sb_puts(out, x ? "true" : "false"); return;
+  case TY_FACTION: sb_puts(out, x < def->nfactions ? def->factions[x].id : "?"); return;
+  case TY_TERRITORY: sb_puts(out, x < def->nareas ? def->areas[x].id : "?"); return;
+  case TY_CARD: sb_puts(out, x < def->ncards ? def->cards[x].id : "?"); return;
+  case TY_LEADER: sb_puts(out, x < def->nleaders ? def->leaders[x].id : "?"); return;
+  case TY_KIND: sb_puts(out, x < def->nkinds ? def->kinds[x] : "?"); return;
+  case TY_POOL: sb_puts(out, x < def->npools ? def->pools[x].name : "?"); return;
+  case TY_PILENAME: sb_puts(out, x < def->npiles ? def->piles[x].name : "?"); return;
+  case TY_TAG: sb_puts(out, x < def->ntags ? def->tags[x] : "?"); return;
+  case TY_RULE: sb_puts(out, x < v->p->nrules ? v->p->rules[x].id : "?"); return;
+  case TY_PILE:
+    if (x < v->L->npile_slots) {
+      int owner = v->L->owner_of_slot[x];
+      sb_puts(out, def->piles[v->L->pile_of_slot[x]].name);
+      if (owner >= 0) sb_printf(out, " of %s", def->factions[v->L->faction[owner]].id);
+    }
+    return;
+  default: sb_printf(out, "%lld", (long long)x); return;
+  }
+}
+
+static void do_log(vm *v, uint32_t pc, int text, int list, const int64_t *holes) {
+  if (!v->log) return;
+  const program *p = v->p;
+  const char *t = p->strings[text];
+  strbuf b = {0};
+  int h = 0;
+  for (const char *q = t; *q; q++) {
+    const char *e = *q == '{' ? strchr(q, '}') : NULL;
+    if (e && h < p->nlist[list]) {
+      vm_format_value(v, p->lists[list][h], holes[h], &b);
+      h++;
+      q = e;
+    } else {
+      sb_putc(&b, *q);
+    }
+  }
+  int fn = cg_func_at(p, pc);
+  int r = fn >= 0 ? p->funcs[fn].rule : -1;
+  v->log(v->log_ud, r >= 0 ? p->rules[r].id : "-", b.s ? b.s : "");
+  sb_free(&b);
+}
+
+static int var_index(vm *v, const var_rec *vr, const int64_t *args, int *inst, int *cell, int *err) {
+  const board_def *def = v->p->def;
+  *inst = 0;
+  *cell = 0;
+  int k = 0;
+  if (vr->data) {
+    if (vr->scope == BS_FACTION) {
+      *inst = vm_game_faction(v, args[0]);
+      if (*inst < 0) return *err = VE_ABSENT, -1;
+    } else if (vr->scope == BS_SECTION) {
+      if (args[0] < 0 || args[0] >= def->nareas) return *err = VE_RANGE, -1;
+      int s = board_section_of(def, (int)args[0], (int)args[1]);
+      if (s < 0) return *err = VE_SECTION, -1;
+      *inst = s;
+    }
+    return 0;
+  }
+  if (vr->scope == BS_FACTION) {
+    *inst = vm_game_faction(v, args[0]);
+    if (*inst < 0) return *err = VE_ABSENT, -1;
+    k = 1;
+  }
+  int idx = 0;
+  for (int i = k; i < vr->nparams; i++) {
+    int n = vr->ptype[i] == TY_FACTION ? def->nfactions : vr->ptype[i] == TY_TERRITORY ? def->nareas
+            : vr->ptype[i] == TY_SECTOR ? def->nsectors : vr->ptype[i] == TY_CARD ? def->ncards
+            : vr->ptype[i] == TY_LEADER ? def->nleaders : vr->ptype[i] == TY_KIND ? def->nkinds
+            : vr->ptype[i] == TY_TAG ? def->ntags : 2;
+    if (args[i] < 0 || args[i] >= n) return *err = VE_RANGE, -1;
+    idx = idx * n + (int)args[i];
+  }
+  *cell = idx * vr->width;
+  return 0;
+}
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wpedantic" /* computed goto is a GNU extension */
+#endif
+/* The loop.  Runs R until its frame count drops to STOP (scratch) or the game
+ * suspends / finishes / fails. */
+static int run(vm *v, regs *R, int stop) {
+  const program *p = v->p;
+  const uint8_t *code = p->code;
+  vm_state *vs = v->vs;
+  int64_t *S = R->stack;
+  int sp = R->sp;
+  vm_frame *F = &R->frames[R->nframes - 1];
+  uint32_t pc = (uint32_t)F->pc;
+  uint32_t ipc = pc;
+  int32_t a = 0, b = 0;
+  uint64_t budget = VM_BUDGET;
+  int64_t x, y;
+  int err;
+  int64_t errv;
+
+#define A_ (memcpy(&a, code + ipc + 1, 4), a)
+#define B_ (memcpy(&b, code + ipc + 5, 4), b)
+#define POP() (S[--sp])
+#define PUSH(v_) (S[sp++] = (v_))
+#define TOP (S[sp - 1])
+#define LOCAL(i) S[F->base + (i)]
+#define FAIL(code_, a_, b_, v_)                                                                                       \
+  do {                                                                                                                \
+    R->sp = sp;                                                                                                       \
+    F->pc = (int32_t)ipc;                                                                                             \
+    fail(v, code_, ipc, a_, b_, v_);                                                                                  \
+    return VM_FAILED;                                                                                                 \
+  } while (0)
+#define NEED(n_)                                                                                                      \
+  do {                                                                                                                \
+    if (sp + (n_) > R->cap) FAIL(VE_STACK, 0, 0, 0);                                                                  \
+  } while (0)
+
+#if defined(__GNUC__)
+  static const void *const labels[OP__COUNT] = {
+#define OP(name, operands, pops, pushes, doc) &&L_##name,
+#include "opcodes.def"
+#undef OP
+  };
+#define DISPATCH()                                                                                                    \
+  do {                                                                                                                \
+    if (!budget--) FAIL(VE_BUDGET, 0, 0, 0);                                                                          \
+    ipc = pc;                                                                                                         \
+    uint8_t o_ = code[pc];                                                                                            \
+    pc += 1 + 4u * (uint32_t)op_table[o_].operands;                                                                   \
+    goto *labels[o_];                                                                                                 \
+  } while (0)
+#define CASE(name) L_##name:
+  DISPATCH();
+#else
+#define DISPATCH() goto dispatch
+#define CASE(name) case OP_##name:
+dispatch:
+  if (!budget--) FAIL(VE_BUDGET, 0, 0, 0);
+  ipc = pc;
+  pc += 1 + 4u * (uint32_t)op_table[code[ipc]].operands;
+  switch ((opcode)code[ipc]) {
+#endif
+
+  CASE(NOP) DISPATCH();
+  CASE(PUSH_INT) NEED(1); PUSH(A_); DISPATCH();
+  CASE(PUSH_K) NEED(1); PUSH(p->consts[A_]); DISPATCH();
+  CASE(POP) sp--; DISPATCH();
+  CASE(DUP) NEED(1); x = TOP; PUSH(x); DISPATCH();
+  CASE(LOAD) NEED(1); PUSH(LOCAL(A_)); DISPATCH();
+  CASE(STORE) LOCAL(A_) = POP(); DISPATCH();
+  CASE(ADD) y = POP(); x = POP(); if (__builtin_add_overflow(x, y, &x)) FAIL(VE_OVERFLOW, 0, 0, 0); PUSH(x); DISPATCH();
+  CASE(SUB) y = POP(); x = POP(); if (__builtin_sub_overflow(x, y, &x)) FAIL(VE_OVERFLOW, 0, 0, 0); PUSH(x); DISPATCH();
+  CASE(MUL) y = POP(); x = POP(); if (__builtin_mul_overflow(x, y, &x)) FAIL(VE_OVERFLOW, 0, 0, 0); PUSH(x); DISPATCH();
+  CASE(DIV) {
+    y = POP(); x = POP();
+    if (y == 0) FAIL(VE_DIV, 0, 0, 0);
+    if (x == INT64_MIN && y == -1) FAIL(VE_OVERFLOW, 0, 0, 0);
+    int64_t q = x / y;
+    if ((x % y != 0) && ((x < 0) != (y < 0))) q--;
+    PUSH(q);
+    DISPATCH();
+  }
+  CASE(MOD) {
+    y = POP(); x = POP();
+    if (y == 0) FAIL(VE_DIV, 0, 0, 0);
+    if (y == -1) { PUSH(0); DISPATCH(); }
+    int64_t m = x % y;
+    if (m != 0 && ((m < 0) != (y < 0))) m += y;
+    PUSH(m);
+    DISPATCH();
+  }
+  CASE(NEG) if (TOP == INT64_MIN) FAIL(VE_OVERFLOW, 0, 0, 0); TOP = -TOP; DISPATCH();
+  CASE(NOT) TOP = !TOP; DISPATCH();
+  CASE(EQ) y = POP(); TOP = TOP == y; DISPATCH();
+  CASE(NE) y = POP(); TOP = TOP != y; DISPATCH();
+  CASE(LT) y = POP(); TOP = TOP < y; DISPATCH();
+  CASE(LE) y = POP(); TOP = TOP <= y; DISPATCH();
+  CASE(GT) y = POP(); TOP = TOP > y; DISPATCH();
+  CASE(GE) y = POP(); TOP = TOP >= y; DISPATCH();
+  CASE(SET_UNION) y = POP(); TOP = (int64_t)((uint64_t)TOP | (uint64_t)y); DISPATCH();
+  CASE(SET_DIFF) y = POP(); TOP = (int64_t)((uint64_t)TOP & ~(uint64_t)y); DISPATCH();
+  CASE(SET_INTER) y = POP(); TOP = (int64_t)((uint64_t)TOP & (uint64_t)y); DISPATCH();
+  CASE(SET_HAS) y = POP(); x = TOP; TOP = x >= 0 && x < 64 && ((uint64_t)y >> x & 1u); DISPATCH();
+  CASE(SET_SINGLE) x = TOP; TOP = x >= 0 && x < 64 ? (int64_t)(1ull << x) : 0; DISPATCH();
+  CASE(SET_COUNT) TOP = __builtin_popcountll((unsigned long long)TOP); DISPATCH();
+  CASE(SET_FIRST) TOP = TOP ? __builtin_ctzll((unsigned long long)TOP) : -1; DISPATCH();
+  CASE(RANGE_HAS) { int64_t hi = POP(), lo = POP(); TOP = TOP >= lo && TOP <= hi; DISPATCH(); }
+  CASE(JUMP) pc = (uint32_t)A_; DISPATCH();
+  CASE(JUMP_FALSE) if (!POP()) pc = (uint32_t)A_; DISPATCH();
+  CASE(JUMP_TRUE) if (POP()) pc = (uint32_t)A_; DISPATCH();
+  CASE(AND_JUMP) if (!TOP) pc = (uint32_t)A_; else sp--; DISPATCH();
+  CASE(OR_JUMP) if (TOP) pc = (uint32_t)A_; else sp--; DISPATCH();
+  CASE(CALL) {
+    int fn = A_, n = B_;
+    const func_rec *f = &p->funcs[fn];
+    if (R->nframes >= R->fcap) FAIL(VE_STACK, 1, 0, 0);
+    NEED(f->nlocals - n + 8);
+    F->pc = (int32_t)pc;
+    F = &R->frames[R->nframes++];
+    F->fn = fn;
+    F->base = sp - n;
+    for (int i = n; i < f->nlocals; i++) S[sp++] = 0;
+    pc = f->start;
+    DISPATCH();
+  }
+  CASE(RET) {
+    x = POP();
+  ret:
+    sp = F->base;
+    R->nframes--;
+    if (R->nframes <= stop) {
+      R->sp = sp;
+      NEED(1);
+      S[R->sp++] = x;
+      return VM_FINISHED;
+    }
+    F = &R->frames[R->nframes - 1];
+    pc = (uint32_t)F->pc;
+    PUSH(x);
+    DISPATCH();
+  }
+  CASE(RET_VOID) x = 0; goto ret;
+  CASE(BUILTIN) {
+    int id = A_, n = B_;
+    if (R->scratch && sema_builtins[id].effect) FAIL(VE_INTERNAL, 0, 0, 0);
+    err = 0;
+    errv = 0;
+    sp -= n;
+    R->sp = sp;
+    x = vm_builtin(v, id, S + sp, &err, &errv);
+    if (err) FAIL(err, id, 0, errv);
+    NEED(1);
+    PUSH(x);
+    DISPATCH();
+  }
+  CASE(VAR_GET) {
+    const var_rec *vr = &p->vars[A_];
+    int inst, cell;
+    err = 0;
+    sp -= vr->nparams;
+    if (var_index(v, vr, S + sp, &inst, &cell, &err) < 0) FAIL(err, A_, 0, S[sp]);
+    x = board_var_get(v->L, v->st, vr->board_var, inst, cell);
+    if (vr->width == 2)
+      x = (int64_t)(((uint64_t)(uint32_t)board_var_get(v->L, v->st, vr->board_var, inst, cell + 1) << 32) | (uint32_t)x);
+    NEED(1);
+    PUSH(x);
+    DISPATCH();
+  }
+  CASE(VAR_SET) {
+    const var_rec *vr = &p->vars[A_];
+    int inst, cell;
+    err = 0;
+    y = POP();
+    sp -= vr->nparams;
+    if (var_index(v, vr, S + sp, &inst, &cell, &err) < 0) FAIL(err, A_, 0, S[sp]);
+    if (vr->width == 2) {
+      board_var_set(v->L, v->st, vr->board_var, inst, cell, (int32_t)(uint32_t)(uint64_t)y);
+      board_var_set(v->L, v->st, vr->board_var, inst, cell + 1, (int32_t)(uint32_t)((uint64_t)y >> 32));
+    } else {
+      if (y < INT32_MIN || y > INT32_MAX) FAIL(VE_OVERFLOW, A_, 0, y);
+      if (board_var_set(v->L, v->st, vr->board_var, inst, cell, (int32_t)y) != BOARD_OK) FAIL(VE_NEGATIVE, A_, inst, y);
+    }
+    DISPATCH();
+  }
+  CASE(ATTR) {
+    const board_def *def = p->def;
+    int tab = A_, at = B_;
+    x = TOP;
+    if (tab == ATTR_AREA) {
+      if (x < 0 || x >= def->nareas) FAIL(VE_RANGE, 0, 0, x);
+      TOP = def->areas[x].attrs[at];
+    } else if (tab == ATTR_FACTION) {
+      if (x < 0 || x >= def->nfactions) FAIL(VE_RANGE, 0, 0, x);
+      TOP = def->factions[x].attrs[at];
+    } else {
+      if (x < 0 || x >= def->ncards) FAIL(VE_RANGE, 0, 0, x);
+      TOP = def->cards[x].attrs[at];
+    }
+    DISPATCH();
+  }
+  CASE(PILE_CARD) y = POP(); x = TOP; TOP = board_pile_card(v->L, v->st, (int)x, (int)y); DISPATCH();
+  CASE(RULE_ACTIVE) NEED(1); PUSH(vm_rule_active(v, A_)); DISPATCH();
+  CASE(RULE_TRY) NEED(1); PUSH(R->scratch ? vm_rule_active(v, A_) : rule_try(v, A_)); DISPATCH();
+  CASE(RULE_DYN) TOP = vm_rule_active(v, (int)TOP); DISPATCH();
+  CASE(CANCEL) {
+    x = POP();
+    if (x < 0 || x >= p->nrules) FAIL(VE_RANGE, 0, 0, x);
+    if (vs->ncancel >= VM_CANCELS) FAIL(VE_STACK, 2, 0, 0);
+    vm_cancel c = {(int32_t)x, A_, turn_now(v), -1};
+    vs->cancel[vs->ncancel++] = c;
+    DISPATCH();
+  }
+  CASE(CONFLICT) FAIL(VE_CONFLICT, A_, B_, 0);
+  CASE(NO_DEF) FAIL(VE_NODEF, A_, 0, 0);
+  CASE(ASK) {
+    if (R->scratch) FAIL(VE_INTERNAL, 0, 0, 0);
+    x = POP();
+    y = POP();
+    memset(&vs->dec, 0, sizeof vs->dec);
+    vs->dec.kind = DEC_ASK;
+    vs->dec.faction = (int32_t)y;
+    vs->dec.elem = A_;
+    vs->dec.prompt = B_;
+    vs->dec.set = x;
+    goto suspend;
+  }
+  CASE(ASK_RANGE) {
+    if (R->scratch) FAIL(VE_INTERNAL, 0, 0, 0);
+    int64_t hi = POP(), lo = POP();
+    y = POP();
+    memset(&vs->dec, 0, sizeof vs->dec);
+    vs->dec.kind = DEC_RANGE;
+    vs->dec.faction = (int32_t)y;
+    vs->dec.prompt = A_;
+    vs->dec.lo = lo;
+    vs->dec.hi = hi;
+    goto suspend;
+  }
+  CASE(MAY) {
+    if (R->scratch) FAIL(VE_INTERNAL, 0, 0, 0);
+    y = POP();
+    memset(&vs->dec, 0, sizeof vs->dec);
+    vs->dec.kind = DEC_MAY;
+    vs->dec.faction = (int32_t)y;
+    vs->dec.prompt = A_;
+    goto suspend;
+  }
+  CASE(ACT) {
+    if (R->scratch) FAIL(VE_INTERNAL, 0, 0, 0);
+    y = POP();
+    memset(&vs->dec, 0, sizeof vs->dec);
+    vs->dec.kind = DEC_ACT;
+    vs->dec.faction = (int32_t)y;
+    vs->dec.list = A_;
+    goto suspend;
+  }
+  CASE(SECRET) vs->secret = A_; DISPATCH();
+  CASE(LOG) {
+    int n = p->nlist[B_];
+    sp -= n;
+    do_log(v, ipc, A_, B_, S + sp);
+    DISPATCH();
+  }
+  CASE(FINISH) {
+    R->sp = sp;
+    F->pc = (int32_t)pc;
+    vs->status = VM_FINISHED;
+    return VM_FINISHED;
+  }
+  CASE(PHASE) {
+    if (B_) {
+      vs->phase_rule = A_;
+      vs->phase_seq++;
+    } else {
+      for (int i = vs->ncancel - 1; i >= 0; i--)
+        if (vs->cancel[i].scope == SCOPE_PHASE || vs->cancel[i].scope == SCOPE_ONCE) drop_cancel(vs, i);
+      vs->phase_rule = -1;
+    }
+    DISPATCH();
+  }
+  CASE(GUARD) {
+    x = POP();
+    if (!x) {
+      v->guard_failed = 1;
+      VEC_PUSH(v->refused, v->nrefused, v->caprefused, A_);
+    }
+    DISPATCH();
+  }
+  CASE(GUARD_RESULT) NEED(1); PUSH(!v->guard_failed); v->guard_failed = 0; DISPATCH();
+  CASE(SIGNAL_ORDER) DISPATCH();
+#if !defined(__GNUC__)
+  }
+#endif
+
+suspend:
+  vs->dec.rule = F->fn >= 0 ? p->funcs[F->fn].rule : -1;
+  vs->dec.pc = (int32_t)ipc;
+  vs->dec.secret = vs->secret;
+  F->pc = (int32_t)pc;
+  R->sp = sp;
+  vs->status = VM_WAITING;
+  return VM_WAITING;
+#undef A_
+#undef B_
+#undef POP
+#undef PUSH
+#undef TOP
+#undef LOCAL
+#undef FAIL
+#undef NEED
+#undef DISPATCH
+#undef CASE
+}
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic pop
+#endif
+
+static int run_game(vm *v) {
+  vm_state *vs = v->vs;
+  regs R = {vs->stack, VM_STACK, vs->sp, vs->frames, VM_FRAMES, vs->nframes, false};
+  vs->status = VM_RUNNING;
+  int st = run(v, &R, 0);
+  vs->sp = R.sp;
+  vs->nframes = R.nframes;
+  if (st == VM_FINISHED) vs->status = VM_FINISHED;
+  return vs->status;
+}
+
+int vm_start(vm *v) {
+  vm_state *vs = v->vs;
+  const program *p = v->p;
+  memset(vs, 0, sizeof *vs);
+  vs->phase_rule = -1;
+  if (p->game_rule < 0 || p->rules[p->game_rule].body_fn < 0) {
+    fail(v, VE_NOGAME, 0, 0, 0, 0);
+    return VM_FAILED;
+  }
+  const func_rec *f = &p->funcs[p->rules[p->game_rule].body_fn];
+  vs->frames[0].fn = p->rules[p->game_rule].body_fn;
+  vs->frames[0].pc = (int32_t)f->start;
+  vs->frames[0].base = 0;
+  vs->nframes = 1;
+  vs->sp = f->nlocals;
+  for (int i = 0; i < f->nlocals; i++) vs->stack[i] = 0;
+  return run_game(v);
+}
+
+int vm_run(vm *v) {
+  if (v->vs->status != VM_WAITING && v->vs->status != VM_RUNNING) return v->vs->status;
+  return run_game(v);
+}
+
+bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err) {
+  int64_t stack[256];
+  vm_frame frames[24];
+  const func_rec *f = &v->p->funcs[fn];
+  if (f->nlocals > 200) return false;
+  /* a failure during scratch evaluation must not disturb the game's status */
+  vm_state *vs = v->vs;
+  int32_t save_status = vs->status, save_code = vs->err_code, save_pc = vs->err_pc, sa = vs->err_a, sb = vs->err_b;
+  int64_t sv = vs->err_v;
+  for (int i = 0; i < nargs; i++) stack[i] = args[i];
+  for (int i = nargs; i < f->nlocals; i++) stack[i] = 0;
+  frames[0].fn = fn;
+  frames[0].pc = (int32_t)f->start;
+  frames[0].base = 0;
+  regs R = {stack, 256, f->nlocals, frames, 24, 1, true};
+  int st = run(v, &R, 0);
+  bool ok = st == VM_FINISHED;
+  if (ok) *out = stack[R.sp - 1];
+  else if (err) vm_error_text(v, NULL, err);
+  vs->status = save_status;
+  vs->err_code = save_code;
+  vs->err_pc = save_pc;
+  vs->err_a = sa;
+  vs->err_b = sb;
+  vs->err_v = sv;
+  return ok;
+}
+
+void vm_error_text(const vm *v, const diag *d, strbuf *out) {
+  const program *p = v->p;
+  const vm_state *vs = v->vs;
+  uint32_t pc = (uint32_t)vs->err_pc;
+  int fn = cg_func_at(p, pc);
+  int r = fn >= 0 ? p->funcs[fn].rule : -1;
+  mt_span sp = cg_span_at(p, pc);
+  if (d && sp.file != DIAG_NOFILE) {
+    uint32_t line, col;
+    diag_linecol(d, sp.file, sp.start, &line, &col);
+    sb_printf(out, "%s:%u:%u: ", diag_source_name(d, sp.file), line, col);
+  }
+  sb_puts(out, "runtime error");
+  if (r >= 0) sb_printf(out, " in rule %s (%s)", p->rules[r].id, p->rules[r].title ? p->rules[r].title : "");
+  sb_puts(out, ": ");
+  switch (vs->err_code) {
+  case VE_DIV: sb_puts(out, "division by zero"); break;
+  case VE_OVERFLOW: sb_puts(out, "integer overflow"); break;
+  case VE_STACK: sb_puts(out, vs->err_a == 2 ? "too many cancellations in force" : "the rules nest calls too deeply (recursion?)"); break;
+  case VE_BUDGET: sb_printf(out, "still running after %llu instructions: the rule does not terminate", (unsigned long long)VM_BUDGET); break;
+  case VE_CONFLICT:
+    sb_printf(out, "rules %s and %s both apply at the same precedence level and neither supersedes the other",
+              p->rules[vs->err_a].id, p->rules[vs->err_b].id);
+    break;
+  case VE_NODEF: sb_printf(out, "no definition of value '%s' applies here", p->values[vs->err_a].name); break;
+  case VE_NEGATIVE: sb_printf(out, "counter '%s' cannot go below zero (would be %lld)", p->vars[vs->err_a].name, (long long)vs->err_v); break;
+  case VE_SHORT: sb_puts(out, "not enough tokens there to move"); break;
+  case VE_ABSENT: sb_puts(out, "that faction is not in this game"); break;
+  case VE_SECTION: sb_puts(out, "that territory does not lie in that sector"); break;
+  case VE_RANGE: sb_printf(out, "value %lld is out of range", (long long)vs->err_v); break;
+  case VE_NOGAME: sb_puts(out, "the rules have no game rule to run"); break;
+  case VE_CARD: sb_puts(out, "that card cannot go there"); break;
+  default: sb_puts(out, "internal error (an effect in a pure evaluation)"); break;
+  }
+}

@@ -1,0 +1,83 @@
+/* vm.h -- the bytecode VM (stage 6) and its continuation, which lives in the
+ * flat game state so that a suspended game can be cloned with memcpy. */
+#ifndef MENTAT_VM_H
+#define MENTAT_VM_H
+
+#include <stdint.h>
+
+#include "board.h"
+#include "program.h"
+
+#define VM_STACK 320
+#define VM_FRAMES 64
+#define VM_CANCELS 16
+#define VM_BUDGET 200000000ull /* instructions per run before "infinite loop" */
+
+enum { VM_IDLE, VM_RUNNING, VM_WAITING, VM_FINISHED, VM_FAILED };
+enum { DEC_NONE, DEC_ASK, DEC_RANGE, DEC_MAY, DEC_ACT };
+
+typedef struct vm_frame {
+  int32_t fn, pc, base, pad;
+} vm_frame;
+
+typedef struct vm_cancel {
+  int32_t rule, scope, stamp, faction;
+} vm_cancel;
+
+typedef struct vm_decision {
+  int32_t kind, faction, prompt, elem, list, rule, pc, secret;
+  int64_t set, lo, hi;
+} vm_decision;
+
+/* The continuation: all of it is plain data (no pointers). */
+typedef struct vm_state {
+  int32_t status, sp, nframes, phase_rule;
+  int32_t phase_seq, secret, ncancel, err_code;
+  int32_t err_pc, err_a, err_b, pad;
+  int64_t err_v;
+  vm_decision dec;
+  vm_cancel cancel[VM_CANCELS];
+  vm_frame frames[VM_FRAMES];
+  int64_t stack[VM_STACK];
+} vm_state;
+
+/* runtime error codes (err_code) */
+enum {
+  VE_NONE, VE_DIV, VE_OVERFLOW, VE_STACK, VE_BUDGET, VE_CONFLICT, VE_NODEF, VE_NEGATIVE, VE_SHORT, VE_ABSENT,
+  VE_SECTION, VE_RANGE, VE_NOGAME, VE_CARD, VE_INTERNAL
+};
+
+typedef void (*vm_log_fn)(void *ud, const char *rule, const char *text);
+
+/* The run-time context of one game (not part of the state). */
+typedef struct vm {
+  const program *p;
+  const board_layout *L;
+  unsigned char *st; /* board state */
+  vm_state *vs;
+  vm_log_fn log;
+  void *log_ud;
+  int *refused; /* guard ids that refused during the last guard evaluation */
+  int nrefused, caprefused;
+  int guard_failed;
+  uint64_t steps;
+} vm;
+
+/* Starts the game rule.  Returns the status after running to the first
+ * decision (VM_WAITING), the end (VM_FINISHED) or an error (VM_FAILED). */
+int vm_start(vm *v);
+/* Continues after the pending decision has been answered by vm_answer. */
+int vm_run(vm *v);
+/* Evaluates pure function FN with ARGS on a scratch stack; returns false on a
+ * runtime error (message in ERR if given). */
+bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err);
+/* Formats the current runtime error with the rule and source position. */
+void vm_error_text(const vm *v, const diag *d, strbuf *out);
+/* Calls builtin ID (builtins.c). */
+int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv);
+/* Formats a value of type TY (faction ids, territory ids, ...). */
+void vm_format_value(const vm *v, int ty, int64_t x, strbuf *out);
+int vm_game_faction(const vm *v, int64_t f);
+bool vm_rule_active(vm *v, int r);
+
+#endif
