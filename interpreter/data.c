@@ -248,8 +248,15 @@ static const char *found(yr *r, char *buf, size_t n) {
   }
 }
 
+/* An empty plain value (`key:` with nothing) stands for an empty collection. */
+static bool is_empty(const yr *r) {
+  return r->have && r->ev.type == YAML_SCALAR_EVENT && r->ev.data.scalar.length == 0 &&
+         r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
+}
+
 static bool expect_map(yr *r, const char *what) {
   if (r->have && r->ev.type == YAML_MAPPING_START_EVENT) return true;
+  if (is_empty(r)) return false;
   char buf[64];
   if (r->have) lerr(r->ld, ev_span(r), "expected a mapping for %s, found %s", what, found(r, buf, sizeof buf));
   yr_skip(r);
@@ -258,6 +265,7 @@ static bool expect_map(yr *r, const char *what) {
 
 static bool expect_seq(yr *r, const char *what) {
   if (r->have && r->ev.type == YAML_SEQUENCE_START_EVENT) return true;
+  if (is_empty(r)) return false;
   char buf[64];
   if (r->have) lerr(r->ld, ev_span(r), "expected a sequence for %s, found %s", what, found(r, buf, sizeof buf));
   yr_skip(r);

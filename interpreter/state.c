@@ -136,17 +136,22 @@ void state_save(const board_layout *L, const unsigned char *st, strbuf *o) {
   sb_puts(o, "variables:\n");
   for (int v = 0; v < L->nvars; v++)
     if (L->vars[v].scope == BS_GLOBAL) put_var_entry(L, st, v, 0, "  ", o);
-  sb_puts(o, "board:\n");
+  sb_puts(o, "board:");
+  bool any = false;
   for (int s = 0; s < def->nsections; s++) {
     strbuf t = {0};
-    if (put_tokens(L, st, s, -1, &t)) sb_printf(o, "  %s: %s\n", board_section_name(def, s, nb, sizeof nb), t.s);
+    if (put_tokens(L, st, s, -1, &t)) {
+      sb_printf(o, "\n  %s: %s", board_section_name(def, s, nb, sizeof nb), t.s);
+      any = true;
+    }
     sb_free(&t);
   }
+  sb_puts(o, any ? "\n" : " {}\n");
   sb_puts(o, "section_variables:\n");
   for (int v = 0; v < L->nvars; v++) {
     if (L->vars[v].scope != BS_SECTION) continue;
     sb_printf(o, "  %s:", L->vars[v].name);
-    bool any = false;
+    any = false;
     for (int s = 0; s < def->nsections; s++) {
       int32_t x = board_var_get(L, st, v, s, 0);
       if (x == L->vars[v].initial) continue;
