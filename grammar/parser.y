@@ -300,6 +300,7 @@ expr: INT { $$ = N(AST_INT, @1); $$->ival = $1; }
     | NONE { $$ = N(AST_NONE, @1); }
     | STRING { $$ = N(AST_STR, @1); $$->str = $1; }
     | NAME { $$ = named(ls, AST_NAME, @1, $1); }
+    | COST { $$ = named(ls, AST_NAME, @1, "cost"); } /* the action's cost, in guards and effects */
     | RULEID { $$ = named(ls, AST_RULEREF, @1, $1); }
     | NAME '(' exprs ')' { $$ = named(ls, AST_CALL, @$, $1); for (uint32_t i = 0; i < $3->nkids; i++) ast_add(A, $$, $3->kids[i]); }
     | '(' expr ')' { $$ = $2; }

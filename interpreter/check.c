@@ -1059,7 +1059,7 @@ static void add_guard(chk *c, action_rec *ar, int decl_rule, node *g) {
   if (gr.rule < 0) gr.rule = decl_rule;
   gr.forbid = g->kind == AST_FORBID;
   gr.cond = g->kids[0];
-  gr.span = g->kids[0]->span;
+  gr.span = g->span; /* the whole condition, quoted by why-not answers */
   expect(c, gr.cond, TY_BOOL, check_expr(c, gr.cond, TY_BOOL));
   VEC_PUSH(ar->guards, ar->nguards, ar->capguards, gr);
 }

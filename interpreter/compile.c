@@ -390,7 +390,9 @@ static void expr(cg *c, node *n) {
       break;
     case CALL_BUILTIN:
       call_args(c, n);
-      op2(c, OP_BUILTIN, n->sym, (int32_t)n->nkids);
+      if (n->sym == BI_count) op0(c, OP_SET_COUNT); /* the hot ones are single instructions */
+      else if (n->sym == BI_first) op0(c, OP_SET_FIRST);
+      else op2(c, OP_BUILTIN, n->sym, (int32_t)n->nkids);
       break;
     case CALL_ATTR:
       expr(c, n->kids[0]);
@@ -444,7 +446,7 @@ static void expr(cg *c, node *n) {
     case '>': op0(c, OP_GT); break;
     case BOP_LE: op0(c, OP_LE); break;
     case BOP_GE: op0(c, OP_GE); break;
-    default: op0(c, OP_NOP); break;
+    default: break;
     }
     break;
   }
@@ -771,9 +773,11 @@ static void value_dispatch(cg *c, value_rec *v) {
 
 /* ---- events ----------------------------------------------------------------------- */
 
+/* A trigger fires when its rule belongs to the game, its where-clause holds
+ * and the rule is in force; a pending one-use cancellation is spent here. */
 static void try_trigger(cg *c, trigger_rec *t, int nparams) {
   c->span = t->ast->span;
-  op1(c, OP_RULE_ACTIVE, t->rule);
+  op1(c, OP_RULE_PRESENT, t->rule);
   uint32_t j1 = jump(c, OP_JUMP_FALSE), j2 = 0;
   if (t->where_fn >= 0) {
     load_params(c, nparams);
@@ -867,7 +871,7 @@ static void event_dispatch(cg *c, int ev) {
   for (int k = 0; k < n; k++) {
     trigger_rec *t = &p->triggers[order[k]];
     c->span = t->ast->span;
-    op1(c, OP_RULE_ACTIVE, t->rule);
+    op1(c, OP_RULE_PRESENT, t->rule);
     uint32_t j1 = jump(c, OP_JUMP_FALSE), j2 = 0;
     if (t->where_fn >= 0) {
       load_params(c, e->nparams);

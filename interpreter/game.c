@@ -38,6 +38,39 @@ static void list_rules(const char *dir, char ***list, int *n, int *cap) {
   qsort(*list + first, (size_t)(*n - first), sizeof **list, cmpstr);
 }
 
+/* Parses, resolves, checks and compiles the sources already registered in
+ * R's diag (files FIRST..); frees R and returns NULL on errors. */
+static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
+  size_t nsrc = (size_t)r->nsources;
+  r->trees = mt_calloc(nsrc + 1, sizeof *r->trees);
+  for (size_t i = 0; i < nsrc; i++) r->trees[r->ntrees++] = ast_parse(&r->arena, r->d, r->source_ids[i], NULL);
+  sema_init(&r->prog, r->def);
+  sema_resolve(&r->prog, r->trees, r->ntrees, so, r->d);
+  sema_declare(&r->prog, r->trees, r->ntrees, r->d, &r->arena);
+  sema_check(&r->prog, r->d, &r->arena);
+  if (diag_errors(r->d) == 0) cg_compile(&r->prog, r->d);
+  if (diag_errors(r->d) > 0) {
+    mt_rules_free(r);
+    return NULL;
+  }
+  return r;
+}
+
+mt_rules *game_rules_compile(const board_def *def, const char *const *names, const char *const *texts,
+                             const size_t *lens, int n, const char *const *variants, int nvariants, int advanced,
+                             mt_message_fn fn, void *ud) {
+  mt_rules *r = mt_calloc(1, sizeof *r);
+  r->message = fn;
+  r->message_ud = ud;
+  r->d = diag_new(sink, r);
+  r->def = (board_def *)(uintptr_t)def;
+  r->def_borrowed = true;
+  r->source_ids = mt_calloc((size_t)n + 1, sizeof *r->source_ids);
+  for (int i = 0; i < n; i++) r->source_ids[r->nsources++] = diag_add_source(r->d, names[i], texts[i], lens[i]);
+  sema_options so = {variants, nvariants, advanced != 0};
+  return compile_sources(r, &so);
+}
+
 mt_rules *mt_rules_load(const mt_load *o) {
   mt_rules *r = mt_calloc(1, sizeof *r);
   r->message = o->message;
@@ -62,32 +95,27 @@ mt_rules *mt_rules_load(const mt_load *o) {
       sb_free(&b);
     }
   }
-  r->trees = mt_calloc((size_t)nfiles + 1, sizeof *r->trees);
+  r->source_ids = mt_calloc((size_t)nfiles + 1, sizeof *r->source_ids);
   for (int i = 0; i < nfiles; i++) {
     uint32_t f = diag_load_file(r->d, files[i]);
-    r->trees[r->ntrees++] = f == DIAG_NOFILE ? ast_new(&r->arena, AST_FILE, (mt_span){DIAG_NOFILE, 0, 0})
-                                             : ast_parse(&r->arena, r->d, f, NULL);
+    if (f != DIAG_NOFILE) r->source_ids[r->nsources++] = f;
     mt_free(files[i]);
   }
   mt_free(files);
-  sema_init(&r->prog, r->def);
-  sema_options so = {o->variants, o->nvariants, o->advanced != 0};
-  sema_resolve(&r->prog, r->trees, r->ntrees, &so, r->d);
-  sema_declare(&r->prog, r->trees, r->ntrees, r->d, &r->arena);
-  sema_check(&r->prog, r->d, &r->arena);
-  if (diag_errors(r->d) == 0) cg_compile(&r->prog, r->d);
   if (diag_errors(r->d) > 0) {
     mt_rules_free(r);
     return NULL;
   }
-  return r;
+  sema_options so = {o->variants, o->nvariants, o->advanced != 0};
+  return compile_sources(r, &so);
 }
 
 void mt_rules_free(mt_rules *r) {
   if (!r) return;
   sema_free(&r->prog);
-  if (r->def) board_def_free(r->def);
+  if (r->def && !r->def_borrowed) board_def_free(r->def);
   mt_free(r->trees);
+  mt_free(r->source_ids);
   arena_free(&r->arena);
   diag_free(r->d);
   mt_free(r);

@@ -14,6 +14,9 @@ struct mt_rules {
   program prog;
   diag *d;
   arena arena;
+  bool def_borrowed;
+  uint32_t *source_ids;
+  int nsources;
   node **trees;
   int ntrees;
   mt_message_fn message;
@@ -31,5 +34,11 @@ struct mt_game {
   mt_decision dec;
   strbuf errtext;
 };
+
+/* Compiles in-memory sources against a loaded (borrowed) component set:
+ * for tests, the REPL and the fuzzer.  NULL on errors (reported to FN). */
+mt_rules *game_rules_compile(const board_def *def, const char *const *names, const char *const *texts,
+                             const size_t *lens, int n, const char *const *variants, int nvariants, int advanced,
+                             mt_message_fn fn, void *ud);
 
 #endif

@@ -244,11 +244,9 @@ dispatch:
   switch ((opcode)code[ipc]) {
 #endif
 
-  CASE(NOP) DISPATCH();
   CASE(PUSH_INT) NEED(1); PUSH(A_); DISPATCH();
   CASE(PUSH_K) NEED(1); PUSH(p->consts[A_]); DISPATCH();
   CASE(POP) sp--; DISPATCH();
-  CASE(DUP) NEED(1); x = TOP; PUSH(x); DISPATCH();
   CASE(LOAD) NEED(1); PUSH(LOCAL(A_)); DISPATCH();
   CASE(STORE) LOCAL(A_) = POP(); DISPATCH();
   CASE(ADD) y = POP(); x = POP(); if (__builtin_add_overflow(x, y, &x)) FAIL(VE_OVERFLOW, 0, 0, 0); PUSH(x); DISPATCH();
@@ -383,8 +381,13 @@ dispatch:
   }
   CASE(PILE_CARD) y = POP(); x = TOP; TOP = board_pile_card(v->L, v->st, (int)x, (int)y); DISPATCH();
   CASE(RULE_ACTIVE) NEED(1); PUSH(vm_rule_active(v, A_)); DISPATCH();
+  CASE(RULE_PRESENT) {
+    const rule_rec *rr = &p->rules[A_];
+    NEED(1);
+    PUSH(!rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0));
+    DISPATCH();
+  }
   CASE(RULE_TRY) NEED(1); PUSH(R->scratch ? vm_rule_active(v, A_) : rule_try(v, A_)); DISPATCH();
-  CASE(RULE_DYN) TOP = vm_rule_active(v, (int)TOP); DISPATCH();
   CASE(CANCEL) {
     x = POP();
     if (x < 0 || x >= p->nrules) FAIL(VE_RANGE, 0, 0, x);
@@ -470,7 +473,6 @@ dispatch:
     DISPATCH();
   }
   CASE(GUARD_RESULT) NEED(1); PUSH(!v->guard_failed); v->guard_failed = 0; DISPATCH();
-  CASE(SIGNAL_ORDER) DISPATCH();
 #if !defined(__GNUC__)
   }
 #endif

@@ -1,0 +1,317 @@
+/* test_vm.c -- the VM: every opcode through small programs, runtime errors
+ * that name their rule, decisions, refusals, suspension and cloning. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "opcodes.h"
+#include "rules_fixture.h"
+
+static bool op_seen[OP__COUNT];
+
+static void mark_opcodes(const mt_rules *r) {
+  const program *p = &r->prog;
+  for (uint32_t pc = 0; pc < p->ncode;) {
+    uint8_t o = p->code[pc];
+    op_seen[o] = true;
+    pc += 1 + 4u * (uint32_t)op_table[o].operands;
+  }
+}
+
+/* Runs SRC's game answering decisions with ANSWERS (';'-separated, then the
+ * first legal choice); returns the final status.  Narration in fx_log. */
+static int run_src(const char *src, const char *answers, mt_rules **out_rules, mt_game **out_game) {
+  mt_rules *r = fx_compile(src);
+  if (!r) {
+    print_message("%s", fx_diag_text());
+    fail_msg("does not compile");
+  }
+  mark_opcodes(r);
+  char err[128];
+  const char *fac[] = {"red", "blue", "green"};
+  mt_game *g = mt_game_new(r, fac, 3, 7, err, sizeof err);
+  assert_non_null(g);
+  sb_free(&fx_log);
+  mt_game_set_log(g, fx_narrate, NULL);
+  int st = mt_start(g);
+  char buf[256];
+  snprintf(buf, sizeof buf, "%s", answers ? answers : "");
+  char *cur = buf;
+  while (st == MT_WAITING) {
+    mt_choice c;
+    char *semi = strchr(cur, ';');
+    if (*cur) {
+      if (semi) *semi = 0;
+      char perr[128];
+      assert_int_equal(mt_choice_parse(g, cur, &c, perr, sizeof perr), 0);
+      cur = semi ? semi + 1 : cur + strlen(cur);
+    } else {
+      mt_choice legal[64];
+      assert_true(mt_legal(g, legal, 64) > 0);
+      c = legal[0];
+    }
+    mt_explain why;
+    st = mt_apply(g, &c, &why);
+    assert_true(st >= 0);
+  }
+  if (out_rules) *out_rules = r;
+  if (out_game) *out_game = g;
+  if (!out_game) mt_game_free(g);
+  if (!out_rules) mt_rules_free(r);
+  return st;
+}
+
+static void expect_log(const char *src, const char *answers, const char *log) {
+  mt_rules *r;
+  mt_game *g;
+  int st = run_src(src, answers, &r, &g);
+  if (st == MT_FAILED) print_message("%s\n", mt_error(g));
+  assert_int_equal(st, MT_FINISHED);
+  assert_string_equal(fx_log.s ? fx_log.s : "", log);
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
+static void expect_error(const char *src, const char *needle) {
+  mt_rules *r;
+  mt_game *g;
+  int st = run_src(src, NULL, &r, &g);
+  assert_int_equal(st, MT_FAILED);
+  const char *e = mt_error(g);
+  if (!strstr(e, needle)) fail_msg("error '%s' lacks '%s'", e, needle);
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
+static void arithmetic(void **s) {
+  (void)s;
+  expect_log("game 9 \"t\" { let a = 7 / 2\n let b = -7 / 2\n let c = -7 % 3\n let d = 7 % -3\n"
+             " let e = 2 * 3 - 10\n let k = 5000000000 + 1\n log \"{a} {b} {c} {d} {e} {k}\" }",
+             NULL, "[9] 3 -4 2 -2 -4 5000000001\n");
+}
+
+static void comparisons_and_logic(void **s) {
+  (void)s;
+  expect_log("game 9 \"t\" { let a = 1 < 2 and 2 <= 2 and 3 > 2 and 3 >= 3 and 1 == 1 and 1 != 2\n"
+             " let z = 0\n let b = false or not true\n let c = true or 1 / z == 1\n let d = false and 1 / z == 1\n"
+             " log \"{a} {b} {c} {d}\" }",
+             NULL, "[9] true false true false\n");
+}
+
+static void sets(void **s) {
+  (void)s;
+  expect_log("game 9 \"t\" { let a = {red, blue} + green\n let b = a - {red}\n let c = a & {blue, green}\n"
+             " let d = red in b\n let n = count(a)\n let f = first(b)\n let e = 3 in 1..5\n"
+             " let w = [t in territories where attr(t, rank) >= 2]\n"
+             " log \"{a} {b} {c} {d} {n} {f} {e} {w}\" }",
+             NULL, "[9] {blue, green, red} {blue, green} {blue, green} false 3 blue true {canyon, goal_line}\n");
+}
+
+static void aggregates_and_loops(void **s) {
+  (void)s;
+  expect_log("value 1 \"seat\" st(f: faction): int = attr(f, seat)\n"
+             "game 9 \"t\" { let s = sum(f in factions: st(f))\n let a = any(f in factions: st(f) == 2)\n"
+             " let l = all(f in factions: st(f) > 0)\n let lo = min_of(f in factions: st(f))\n"
+             " let hi = max_of(t in territories where t != goal_line: attr(t, toll))\n"
+             " log \"{s} {a} {l} {lo} {hi}\"\n"
+             " for f in factions by -st(f) { log \"{f}\" }\n"
+             " for i in 1..10 where i % 3 == 0 { log \"{i}\"\n if i > 5 { break } } }",
+             NULL, "[9] 6 true true 1 2\n[9] green\n[9] blue\n[9] red\n[9] 3\n[9] 6\n");
+}
+
+static void values_procedures_and_vars(void **s) {
+  (void)s;
+  expect_log("var hits(f: faction): int = 2\nvar last: faction = none\n"
+             "value 1 \"double\" twice(n: int): int = n * 2\n"
+             "rule 2 \"helpers\" { procedure bump(f: faction) { set hits(f) = hits(f) + twice(3)\n set last = f } }\n"
+             "game 9 \"t\" { run bump(blue)\n let h = hits(blue)\n let r = hits(red)\n let l = last\n"
+             " set fuel(red) = fuel(red) + 1\n let fu = fuel(red)\n log \"{h} {r} {l} {fu}\" }",
+             NULL, "[9] 8 2 blue 4\n");
+}
+
+static void builtins_attrs_and_piles(void **s) {
+  (void)s;
+  expect_log("game 9 \"t\" { let m = min(4, max(2, 3))\n let st = attr(green, seat)\n"
+             " let c = draw(pile(gear_deck, none), pile(hand, red))\n let n = pile_size(pile(hand, red))\n"
+             " for k in pile(gear_deck, none) where attr(k, power) == 0 { log \"{k}\" }\n"
+             " move(red, runner, 1, section(start_line, 0), section(dunes, 1))\n let t = tokens(red, dunes)\n"
+             " log \"{m} {st} {c} {n} {t}\" }",
+             NULL, "[9] jammer\n[9] roadblock\n[9] 3 3 spare_tyre 1 1\n");
+}
+
+static void precedence_and_cancellation(void **s) {
+  (void)s;
+  /* an ability supersedes a base value; cancelled for the phase it falls back */
+  expect_log("value 1 \"base\" speed2(f: faction): int = 1\n"
+             "faction red { ability 2.1 \"fast\" karama after supersedes 1 { value speed2(red) = 5 } }\n"
+             "phase 3 \"p\" ph { step 3.1 \"s\" { cancel 2.1 for phase\n let x = speed2(red)\n log \"{x}\" } }\n"
+             "game 9 \"t\" { let a = speed2(red)\n let b = speed2(blue)\n run ph\n let c = speed2(red)\n"
+             " log \"{a} {b} {c}\" }",
+             NULL, "[3.1] 1\n[9] 5 1 5\n");
+}
+
+static void triggers_once_cancellation(void **s) {
+  (void)s;
+  expect_log("event ping(n: int)\n"
+             "rule 1 \"on\" { on ping(n) { log \"base {n}\" } }\n"
+             "faction red { ability 2.1 \"instead\" karama after supersedes 1 { instead of ping(n) where n > 1 { log \"red {n}\" } } }\n"
+             "rule 3 \"before\" { before ping(n) { log \"before {n}\" } }\n"
+             "game 9 \"t\" { signal ping(1)\n signal ping(2)\n cancel 2.1 for once\n signal ping(3)\n signal ping(4) }",
+             NULL,
+             "[3] before 1\n[1] base 1\n[3] before 2\n[2.1] red 2\n[3] before 3\n[1] base 3\n[3] before 4\n[2.1] red 4\n");
+}
+
+static void decisions(void **s) {
+  (void)s;
+  expect_log("var b(f: faction): int = 0\n"
+             "game 9 \"t\" { secret f in factions { set b(f) = ask f \"bid\" from 0..fuel(f) }\n"
+             " let t = ask red \"where\" from {dunes, canyon}\n"
+             " may blue \"ok?\" { log \"yes\" }\n"
+             " let x = b(red) + b(blue) * 10 + b(green) * 100\n log \"{x} {t}\" }",
+             "1;2;3;canyon;yes", "[9] yes\n[9] 213 canyon\n");
+}
+
+static void actions_and_refusals(void **s) {
+  (void)s;
+  const char *src = "action 1 \"go\" go(f: faction, n: int in 0..5) {\n"
+                    "  require n <= fuel(f) because 2\n  forbid n == 4 because 3\n  cost n\n"
+                    "  effect { set fuel(f) = fuel(f) - cost\n log \"{f} pays {cost}\" } }\n"
+                    "rule 2 \"fuel limit\" { }\nrule 3 \"no fours\" { }\n"
+                    "game 9 \"t\" { act red: go }";
+  mt_rules *r = fx_compile(src);
+  assert_non_null(r);
+  mark_opcodes(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  mt_choice legal[16];
+  size_t n = mt_legal(g, legal, 16);
+  assert_int_equal(n, 4); /* red has 3 fuel: 0..3 */
+  uint64_t before = mt_hash(g);
+  mt_choice c;
+  assert_int_equal(mt_choice_parse(g, "go red 5", &c, err, sizeof err), 0);
+  mt_explain why;
+  assert_int_equal(mt_apply(g, &c, &why), -1);
+  print_message("%s\n", why.text);
+  assert_int_equal(why.nreasons, 1);
+  assert_string_equal(why.rule[0], "2");
+  assert_int_equal(mt_hash(g), before); /* refused: untouched */
+  assert_int_equal(mt_choice_parse(g, "go red 2", &c, err, sizeof err), 0);
+  sb_free(&fx_log);
+  mt_game_set_log(g, fx_narrate, NULL);
+  assert_int_equal(mt_apply(g, &c, &why), MT_FINISHED);
+  assert_string_equal(fx_log.s, "[1] red pays 2\n");
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
+static void runtime_errors_name_rules(void **s) {
+  (void)s;
+  expect_error("rule 4.2 \"divides\" { procedure d(n: int) { let x = 10 / n } }\ngame 9 \"t\" { run d(0) }",
+               "t.rules:1:55: runtime error in rule 4.2 (divides): division by zero");
+  expect_error("game 9 \"t\" { set fuel(red) = fuel(red) - 10 }", "counter 'fuel' cannot go below zero");
+  expect_error("game 9 \"t\" { for i in 1..1000000000000 { } }", "in rule 9 (t): still running after");
+  expect_error("rule 5 \"loop\" { procedure r(n: int) { run r(n + 1) } }\ngame 9 \"t\" { run r(0) }",
+               "rule 5 (loop): the rules nest calls too deeply");
+  expect_error("value 1 \"v\" v(f: faction): int = 0\n"
+               "faction red { ability 2 \"a\" supersedes 1 { value v(f) when f == red = 1 } }\n"
+               "faction blue { ability 3 \"b\" supersedes 1 { value v(f) when f != blue = 2 } }\n"
+               "game 9 \"t\" { let x = v(red) }",
+               "rules 2 and 3 both apply at the same precedence level");
+  expect_error("value 1 \"v\" v(f: faction): int when f == blue = 0\ngame 9 \"t\" { let x = v(red) }",
+               "no definition of value 'v' applies");
+}
+
+/* A game suspended at a decision is cloned with memcpy; each copy then goes
+ * its own way, deterministically. */
+static void clone_and_resume(void **s) {
+  (void)s;
+  const char *src = "game 9 \"t\" { let a = ask red \"pick\" from 1..3\n let r = random(1000)\n set fuel(red) = a\n log \"{a} {r}\" }";
+  mt_rules *r = fx_compile(src);
+  assert_non_null(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 42, err, sizeof err);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  mt_game *c1 = mt_clone(g), *c2 = mt_clone(g);
+  assert_int_equal(mt_hash(c1), mt_hash(g));
+  mt_choice one = {.action = -1, .value = 1}, three = {.action = -1, .value = 3};
+  sb_free(&fx_log);
+  mt_game_set_log(c1, fx_narrate, NULL);
+  mt_game_set_log(c2, fx_narrate, NULL);
+  assert_int_equal(mt_apply(c1, &one, NULL), MT_FINISHED);
+  assert_int_equal(mt_apply(c2, &three, NULL), MT_FINISHED);
+  assert_int_equal(mt_status(g), MT_WAITING); /* the original is untouched */
+  char *log = sb_take(&fx_log);
+  /* the same random draw in both copies: the generator is part of the state */
+  char r1[32], r2[32];
+  assert_int_equal(sscanf(log, "[9] 1 %31s\n[9] 3 %31s", r1, r2), 2);
+  assert_string_equal(r1, r2);
+  free(log);
+  assert_int_not_equal(mt_hash(c1), mt_hash(c2));
+  mt_game *c3 = mt_clone(g);
+  assert_int_equal(mt_apply(c3, &one, NULL), MT_FINISHED);
+  assert_int_equal(mt_hash(c3), mt_hash(c1)); /* deterministic */
+  mt_copy_state(c3, g);
+  assert_int_equal(mt_hash(c3), mt_hash(g));
+  mt_game_free(c1);
+  mt_game_free(c2);
+  mt_game_free(c3);
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
+/* The test game plays to the end from its text. */
+static void the_test_game_plays(void **s) {
+  (void)s;
+  mt_load L = {.components = "tests/fixtures/race", .message = fx_message};
+  mt_rules *r = mt_rules_load(&L);
+  assert_non_null(r);
+  mark_opcodes(r);
+  uint64_t h[2];
+  for (int k = 0; k < 2; k++) {
+    char err[64];
+    mt_game *g = mt_game_new(r, NULL, 0, 5, err, sizeof err);
+    int st = mt_start(g);
+    int steps = 0;
+    while (st == MT_WAITING && steps < 10000) {
+      mt_choice legal[256];
+      size_t n = mt_legal(g, legal, 256);
+      assert_true(n > 0);
+      st = mt_apply(g, &legal[(size_t)steps % (n < 256 ? n : 256)], NULL);
+      steps++;
+    }
+    assert_int_equal(st, MT_FINISHED);
+    h[k] = mt_hash(g);
+    mt_game_free(g);
+  }
+  assert_int_equal(h[0], h[1]);
+  mt_rules_free(r);
+}
+
+static void every_opcode_is_exercised(void **s) {
+  (void)s;
+  for (int o = 0; o < OP__COUNT; o++)
+    if (!op_seen[o]) fail_msg("opcode %s is not exercised by any VM test", op_table[o].name);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(arithmetic),
+      cmocka_unit_test(comparisons_and_logic),
+      cmocka_unit_test(sets),
+      cmocka_unit_test(aggregates_and_loops),
+      cmocka_unit_test(values_procedures_and_vars),
+      cmocka_unit_test(builtins_attrs_and_piles),
+      cmocka_unit_test(precedence_and_cancellation),
+      cmocka_unit_test(triggers_once_cancellation),
+      cmocka_unit_test(decisions),
+      cmocka_unit_test(actions_and_refusals),
+      cmocka_unit_test(runtime_errors_name_rules),
+      cmocka_unit_test(clone_and_resume),
+      cmocka_unit_test(the_test_game_plays),
+      cmocka_unit_test(every_opcode_is_exercised),
+  };
+  return cmocka_run_group_tests_name("vm", tests, fx_load, fx_unload);
+}
