@@ -33,7 +33,6 @@ typedef struct chk {
   fn_kind kind; /* what the current expression may do */
   int loops;
   int rule;
-  bool *sup_closure; /* [a * nrules + b]: a supersedes b, transitively */
 } chk;
 
 static const char *const type_names[] = {"<error>", "int", "bool", "faction", "territory", "sector", "card",
@@ -880,22 +879,35 @@ static void declare_value(chk *c, int rule, node *v) {
   VEC_PUSH(p->values, p->nvalues, p->capvalues, r);
 }
 
-static bool supersedes_star(chk *c, int a, int b) { return c->sup_closure[(size_t)a * (size_t)c->p->nrules + (size_t)b]; }
+bool sema_supersedes(const program *p, int a, int b) {
+  if (!p->sup_row || a < 0 || b < 0 || p->sup_row[a] < 0) return false;
+  return p->sup_bits[(size_t)p->sup_row[a] * p->sup_words + (size_t)b / 64] >> (b % 64) & 1u;
+}
+static bool supersedes_star(chk *c, int a, int b) { return sema_supersedes(c->p, a, b); }
 
+/* The transitive supersedes relation, one bitset row per rule that
+ * supersedes anything (most rules supersede nothing). */
 static void closure(chk *c) {
-  int n = c->p->nrules;
-  c->sup_closure = mt_calloc((size_t)n * (size_t)n + 1, 1);
+  program *p = c->p;
+  int n = p->nrules;
+  p->sup_row = mt_calloc((size_t)n + 1, sizeof *p->sup_row);
+  int rows = 0;
+  for (int a = 0; a < n; a++) p->sup_row[a] = p->rules[a].nsup ? rows++ : -1;
+  p->sup_words = ((size_t)n + 63) / 64;
+  p->sup_bits = mt_calloc((size_t)rows * p->sup_words + 1, sizeof *p->sup_bits);
   int *stack = mt_calloc((size_t)n + 1, sizeof *stack);
   for (int a = 0; a < n; a++) {
+    if (p->sup_row[a] < 0) continue;
+    uint64_t *row = p->sup_bits + (size_t)p->sup_row[a] * p->sup_words;
     int sp = 0;
     stack[sp++] = a;
     while (sp) {
       int v = stack[--sp];
-      for (int k = 0; k < c->p->rules[v].nsup; k++) {
-        int w = c->p->rules[v].sup[k];
-        if (!c->sup_closure[(size_t)a * (size_t)n + (size_t)w] && w != a) {
-          c->sup_closure[(size_t)a * (size_t)n + (size_t)w] = true;
-          stack[sp++] = w;
+      for (int k = 0; k < p->rules[v].nsup; k++) {
+        int w = p->rules[v].sup[k];
+        if (w != a && !(row[w / 64] >> (w % 64) & 1u)) {
+          row[w / 64] |= 1ull << (w % 64);
+          if (sp < n) stack[sp++] = w;
         }
       }
     }
@@ -1295,7 +1307,6 @@ bool sema_check(program *p, diag *d, arena *a) {
       p->order_value = k;
     }
   }
-  p->sup_closure = c.sup_closure;
   /* rule-declared variables become board variable declarations */
   p->var_decls = mt_calloc((size_t)p->nvars + 1, sizeof *p->var_decls);
   for (int i = 0; i < p->nvars; i++) {

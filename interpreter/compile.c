@@ -745,8 +745,8 @@ static void value_dispatch(cg *c, value_rec *v) {
       value_def *e = &v->defs[k];
       rule_rec *re = &p->rules[e->rule];
       if (re->disabled || re->level != r->level || e->rule == d->rule) continue;
-      if (p->sup_closure[(size_t)d->rule * (size_t)p->nrules + (size_t)e->rule] ||
-          p->sup_closure[(size_t)e->rule * (size_t)p->nrules + (size_t)d->rule])
+      if (sema_supersedes(p, d->rule, e->rule) ||
+          sema_supersedes(p, e->rule, d->rule))
         continue;
       op1(c, OP_RULE_ACTIVE, e->rule);
       uint32_t k1 = jump(c, OP_JUMP_FALSE), k2 = 0;
@@ -858,8 +858,8 @@ static void event_dispatch(cg *c, int ev) {
   for (int a = 0; a < n; a++) /* precedence: superseding first, then higher level */
     for (int b = a + 1; b < n; b++) {
       int ra = p->triggers[order[a]].rule, rb = p->triggers[order[b]].rule;
-      bool swap = p->sup_closure[(size_t)rb * (size_t)p->nrules + (size_t)ra] ||
-                  (!p->sup_closure[(size_t)ra * (size_t)p->nrules + (size_t)rb] && p->rules[rb].level > p->rules[ra].level);
+      bool swap = sema_supersedes(p, rb, ra) ||
+                  (!sema_supersedes(p, ra, rb) && p->rules[rb].level > p->rules[ra].level);
       if (swap) {
         int t = order[a];
         order[a] = order[b];
@@ -955,7 +955,7 @@ static void action_funcs(cg *c, int ai) {
     for (int k = 0; k < p->nchecks && ns < 60; k++) {
       check_rec *ck = &p->checks[k];
       if (ck->action != ai || p->rules[ck->rule].disabled) continue;
-      if (!p->sup_closure[(size_t)ck->rule * (size_t)p->nrules + (size_t)gr->rule]) continue;
+      if (!sema_supersedes(p, ck->rule, gr->rule)) continue;
       op1(c, OP_RULE_ACTIVE, ck->rule);
       uint32_t j_not = jump(c, OP_JUMP_FALSE);
       if (ck->where_fn >= 0) {

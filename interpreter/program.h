@@ -149,6 +149,7 @@ typedef struct pcspan { uint32_t pc; mt_span span; } pcspan;
 
 typedef struct program {
   rule_rec *rules; int nrules, caprules;
+  int *rule_slots; size_t rule_cap; /* open-addressing index: rule id -> rule */
   value_rec *values; int nvalues, capvalues;
   event_rec *events; int nevents, capevents;
   trigger_rec *triggers; int ntriggers, captriggers;
@@ -166,7 +167,9 @@ typedef struct program {
   int order_value;        /* `order triggers by` value, or -1 */
   node *order_node;
   int turn_var;           /* the data variable named "turn", or -1 */
-  bool *sup_closure;      /* [a*nrules+b]: rule a supersedes rule b, transitively */
+  int *sup_row;           /* per rule: its row of the supersedes closure, or -1 (supersedes nothing) */
+  uint64_t *sup_bits;     /* rows of nrules bits: rule a supersedes rule b, transitively */
+  size_t sup_words;
   const board_def *def;
   board_var_decl *var_decls; int nvar_decls;
 } program;
@@ -187,6 +190,8 @@ bool sema_declare(program *p, node *const *files, int nfiles, diag *d, arena *a)
 bool sema_check(program *p, diag *d, arena *a);
 bool cg_compile(program *p, diag *d);
 int sema_find_rule(const program *p, const char *id);
+/* Does rule A supersede rule B, directly or through other rules? */
+bool sema_supersedes(const program *p, int a, int b);
 const char *sema_type_name(int ty, char *buf, size_t n);
 
 /* mapping from a pc to its source span */

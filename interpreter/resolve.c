@@ -29,6 +29,7 @@ void sema_free(program *p) {
   mt_free(p->lists);
   mt_free(p->nlist);
   mt_free(p->rules);
+  mt_free(p->rule_slots);
   mt_free(p->values);
   mt_free(p->events);
   mt_free(p->triggers);
@@ -38,7 +39,8 @@ void sema_free(program *p) {
   mt_free(p->procs);
   for (int i = 0; i < p->nfuncs; i++) mt_free((void *)(uintptr_t)p->funcs[i].what);
   mt_free(p->funcs);
-  mt_free(p->sup_closure);
+  mt_free(p->sup_row);
+  mt_free(p->sup_bits);
   mt_free(p->consts);
   mt_free(p->code);
   mt_free(p->spans);
@@ -47,10 +49,31 @@ void sema_free(program *p) {
   memset(p, 0, sizeof *p);
 }
 
+static size_t id_hash(const char *s) { return (size_t)mt_hash_bytes(s, strlen(s), 0); }
+
 int sema_find_rule(const program *p, const char *id) {
-  for (int i = 0; i < p->nrules; i++)
-    if (strcmp(p->rules[i].id, id) == 0) return i;
-  return -1;
+  if (!p->rule_cap) return -1;
+  for (size_t i = id_hash(id) & (p->rule_cap - 1);; i = (i + 1) & (p->rule_cap - 1)) {
+    int k = p->rule_slots[i];
+    if (k < 0) return -1;
+    if (strcmp(p->rules[k].id, id) == 0) return k;
+  }
+}
+
+/* Indexes rule K (its id is not yet indexed); grows the table at half full. */
+static void index_rule(program *p, int k) {
+  if ((size_t)(p->nrules + 1) * 2 > p->rule_cap) {
+    size_t cap = p->rule_cap ? p->rule_cap * 2 : 64;
+    mt_free(p->rule_slots);
+    p->rule_slots = mt_alloc(cap * sizeof *p->rule_slots);
+    for (size_t i = 0; i < cap; i++) p->rule_slots[i] = -1;
+    p->rule_cap = cap;
+    for (int j = 0; j < p->nrules; j++)
+      if (j != k) index_rule(p, j);
+  }
+  size_t i = id_hash(p->rules[k].id) & (p->rule_cap - 1);
+  while (p->rule_slots[i] >= 0) i = (i + 1) & (p->rule_cap - 1);
+  p->rule_slots[i] = k;
 }
 
 typedef struct ctx {
@@ -108,6 +131,7 @@ static void add_rule(ctx *c, node *n, int level, int faction, int card, const ch
   }
   VEC_PUSH(p->rules, p->nrules, p->caprules, r);
   int me = p->nrules - 1;
+  index_rule(p, me);
   node *items = r.items;
   for (uint32_t i = 0; items && i < items->nkids; i++)
     if (items->kids[i] && items->kids[i]->kind == AST_RULE)
