@@ -219,6 +219,12 @@ uint32_t board_storm_path(const board_def *def, int from, int moves) {
   return m;
 }
 
+uint32_t board_storm_path_to(const board_def *def, int from_sector, int to_sector) {
+  int ns = def->nsectors;
+  if (ns <= 0 || from_sector < 0 || from_sector >= ns || to_sector < 0 || to_sector >= ns) return 0;
+  return board_storm_path(def, from_sector, (to_sector - from_sector + ns) % ns);
+}
+
 static bool passable(const board_def *def, int s, uint32_t storm, uint64_t blocked) {
   const board_section *sec = &def->sections[s];
   if (sec->sector >= 0 && ((storm >> sec->sector) & 1u)) return false;
@@ -366,6 +372,7 @@ void board_def_finish(board_def *def) {
   int na = def->nareas, ns = def->nsections;
   mt_free(def->area_dist);
   mt_free(def->sect_dist);
+  def->sect_dist = NULL;
   def->area_dist = mt_alloc((size_t)(na ? na * na : 1));
   memset(def->area_dist, 255, (size_t)(na * na));
   for (int a = 0; a < na; a++) { /* BFS per area */
@@ -382,6 +389,8 @@ void board_def_finish(board_def *def) {
         }
     }
   }
+  def->finished = true;
+  if (ns > 256) return; /* a table would pass 2 MB: search every time instead */
   size_t per = (size_t)ns * (size_t)ns;
   def->sect_dist = mt_alloc(per * (size_t)(def->nsectors + 1) + 1);
   for (int k = 0; k <= def->nsectors; k++) {
@@ -389,7 +398,6 @@ void board_def_finish(board_def *def) {
     for (int s = 0; s < ns; s++)
       section_bfs(def, &s, 1, storm, 0, def->sect_dist + (size_t)k * per + (size_t)s * (size_t)ns);
   }
-  def->finished = true;
 }
 
 /* ---- layout ------------------------------------------------------------------ */

@@ -243,6 +243,8 @@ uint64_t board_within(const board_def *def, int area, int n);
  * in: from+1 .. from+moves (mod nsectors).  Sectors are numbered in the
  * direction the storm moves.  moves >= nsectors gives every sector. */
 uint32_t board_storm_path(const board_def *def, int from_sector, int moves);
+/* The same between two storm positions (moving forward from FROM to TO). */
+uint32_t board_storm_path_to(const board_def *def, int from_sector, int to_sector);
 
 /* ---- movement with a storm --------------------------------------------
  * Movement is counted in area borders crossed; moving between sections of

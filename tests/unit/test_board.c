@@ -371,6 +371,8 @@ static void storm_path(void **state) {
   assert_int_equal(board_storm_path(DEF, 16, 3), SEC(17) | SEC(0) | SEC(1));
   assert_int_equal(board_storm_path(DEF, 5, 0), 0);
   assert_int_equal(board_storm_path(DEF, 0, 40), (1u << 18) - 1);
+  assert_int_equal(board_storm_path_to(DEF, 16, 1), SEC(17) | SEC(0) | SEC(1));
+  assert_int_equal(board_storm_path_to(DEF, 4, 4), 0);
 }
 
 static void names_and_sections(void **state) {
