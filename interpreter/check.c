@@ -1003,8 +1003,8 @@ static void order_value(chk *c, value_rec *vr) {
       if (ra->disabled || rb->disabled) continue;
       bool both_unguarded = !a->ast->kids[2] && !b->ast->kids[2];
       if (both_unguarded && patterns_overlap(a, b)) {
-        diag_error(c->d, b->ast->span, "conflict: rules %s and %s are both %ss defining '%s' for overlapping cases, "
-                   "and neither supersedes the other", ra->id, rb->id, level_names[ra->level], vr->name);
+        diag_error(c->d, b->ast->span, "conflict: rules %s and %s (both at the %s level) define '%s' for overlapping "
+                   "cases, and neither supersedes the other", ra->id, rb->id, level_names[ra->level], vr->name);
         diag_note(c->d, a->ast->span, "rule %s defines it here", ra->id);
       }
     }

@@ -19,7 +19,7 @@ static void fx_message(void *ud, int level, const char *text) {
   sb_puts(&fx_diag, text);
 }
 
-static void fx_narrate(void *ud, const char *rule, const char *text) {
+__attribute__((unused)) static void fx_narrate(void *ud, const char *rule, const char *text) {
   (void)ud;
   sb_printf(&fx_log, "[%s] %s\n", rule, text);
 }
