@@ -241,6 +241,20 @@ static void missing_pack_is_an_error(void **state) {
   sb_free(&out);
 }
 
+/* The dump command's exit codes (its output is checked by test_board
+ * through the same def; here only usage and I/O paths). */
+static void dump_exit_codes(void **state) {
+  (void)state;
+  char *usage[] = {"dump", "boards", NULL};
+  assert_int_equal(dump_main(2, usage), 64);
+  char *none[] = {"dump", NULL};
+  assert_int_equal(dump_main(1, none), 64);
+  char *nodir[] = {"dump", "board", "--rules", "tests/no-such-pack", NULL};
+  assert_int_equal(dump_main(4, nodir), 74);
+  char *bad[] = {"dump", "factions", "--rules", "tests/golden", NULL};
+  assert_int_equal(dump_main(4, bad), 74);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(shipped_components_load_clean),
@@ -248,6 +262,7 @@ int main(void) {
       cmocka_unit_test(duplicate_key_has_a_note),
       cmocka_unit_test(missing_pack_is_an_error),
       cmocka_unit_test(golden_diagnostics),
+      cmocka_unit_test(dump_exit_codes),
   };
   return cmocka_run_group_tests_name("data", tests, NULL, NULL);
 }
