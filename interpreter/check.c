@@ -834,7 +834,7 @@ static void data_vars(chk *c) {
     r.name = bv->name;
     r.data = true;
     r.board_var = i;
-    r.scope = bv->scope;
+    r.scope = (int)bv->scope;
     r.type = var_type_of_board(bv->type);
     r.width = 1;
     r.cells = 1;
