@@ -25,7 +25,7 @@ TEST_SRCS = $(wildcard tests/unit/test_*.c)
 TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install deps docs bench play \
+.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install deps docs docs-check bench play \
         checksymbols golden-update valgrind
 .DELETE_ON_ERROR:
 
@@ -68,7 +68,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes tests/fuzz/replay.c $< $(BUILD)/libmentat.a \
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
-test: all unit golden fuzz-regress doc-examples
+test: all unit golden fuzz-regress doc-examples docs-check
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -106,6 +106,11 @@ fuzz: deps-fuzz
 	    build-fuzz/corpus/$$t tests/fuzz/seeds/$$t; done
 
 docs: docs/opcodes.md
+
+# the generated reference must match opcodes.def
+docs-check: $(BUILD)/gen/opdoc
+	@$(BUILD)/gen/opdoc > $(BUILD)/gen/opcodes.md && cmp -s $(BUILD)/gen/opcodes.md docs/opcodes.md \
+	  || { echo "docs/opcodes.md is stale: run make docs"; exit 1; }; echo "docs/opcodes.md is current"
 
 bench: all
 	@sh tests/bench/run.sh $(BUILD)

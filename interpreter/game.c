@@ -44,8 +44,26 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
   size_t nsrc = (size_t)r->nsources;
   r->trees = mt_calloc(nsrc + 1, sizeof *r->trees);
   for (size_t i = 0; i < nsrc; i++) r->trees[r->ntrees++] = ast_parse(&r->arena, r->d, r->source_ids[i], NULL);
+  /* a variant given as a file applies every variant that file declares */
+  const char **names = mt_calloc((size_t)so->nvariants + 64, sizeof *names);
+  int nnames = 0;
+  for (int i = 0; i < so->nvariants; i++) {
+    int from = -1;
+    for (size_t k = 0; k < nsrc; k++)
+      if (r->variant_file[k] && !strcmp(diag_source_name(r->d, r->source_ids[k]), so->variants[i])) from = (int)k;
+    if (from < 0) {
+      names[nnames++] = so->variants[i];
+      continue;
+    }
+    for (uint32_t k = 0; k < r->trees[from]->nkids && nnames < so->nvariants + 63; k++) {
+      node *v = r->trees[from]->kids[k];
+      if (v && v->kind == AST_VARIANT) names[nnames++] = v->name;
+    }
+  }
+  sema_options opts = {names, nnames, so->advanced};
   sema_init(&r->prog, r->def);
-  sema_resolve(&r->prog, r->trees, r->ntrees, so, r->d);
+  sema_resolve(&r->prog, r->trees, r->ntrees, &opts, r->d);
+  mt_free(names);
   sema_declare(&r->prog, r->trees, r->ntrees, r->d, &r->arena);
   sema_check(&r->prog, r->d, &r->arena);
   if (diag_errors(r->d) == 0) cg_compile(&r->prog, r->d);
@@ -66,6 +84,7 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
   r->def = (board_def *)(uintptr_t)def;
   r->def_borrowed = true;
   r->source_ids = mt_calloc((size_t)n + 1, sizeof *r->source_ids);
+  r->variant_file = mt_calloc((size_t)n + 1, sizeof *r->variant_file);
   for (int i = 0; i < n; i++) r->source_ids[r->nsources++] = diag_add_source(r->d, names[i], texts[i], lens[i]);
   sema_options so = {variants, nvariants, advanced != 0};
   return compile_sources(r, &so);
@@ -95,10 +114,16 @@ mt_rules *mt_rules_load(const mt_load *o) {
       sb_free(&b);
     }
   }
+  for (int i = 0; i < o->nvariants; i++)
+    if (strchr(o->variants[i], '/') || strstr(o->variants[i], ".rules")) VEC_PUSH(files, nfiles, cap, mt_strdup(o->variants[i]));
   r->source_ids = mt_calloc((size_t)nfiles + 1, sizeof *r->source_ids);
+  r->variant_file = mt_calloc((size_t)nfiles + 1, sizeof *r->variant_file);
   for (int i = 0; i < nfiles; i++) {
     uint32_t f = diag_load_file(r->d, files[i]);
-    if (f != DIAG_NOFILE) r->source_ids[r->nsources++] = f;
+    if (f != DIAG_NOFILE) {
+      for (int k = 0; k < o->nvariants; k++) r->variant_file[r->nsources] |= !strcmp(files[i], o->variants[k]);
+      r->source_ids[r->nsources++] = f;
+    }
     mt_free(files[i]);
   }
   mt_free(files);
@@ -116,6 +141,7 @@ void mt_rules_free(mt_rules *r) {
   if (r->def && !r->def_borrowed) board_def_free(r->def);
   mt_free(r->trees);
   mt_free(r->source_ids);
+  mt_free(r->variant_file);
   arena_free(&r->arena);
   diag_free(r->d);
   mt_free(r);

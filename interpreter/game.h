@@ -16,6 +16,7 @@ struct mt_rules {
   arena arena;
   bool def_borrowed;
   uint32_t *source_ids;
+  bool *variant_file; /* this source was given as --variant FILE */
   int nsources;
   node **trees;
   int ntrees;

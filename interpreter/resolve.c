@@ -308,7 +308,14 @@ bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options
   for (int i = 0; i < o->nvariants; i++) {
     node *v = find_variant(files, nfiles, o->variants[i]);
     if (!v) {
-      diag_error(d, (mt_span){DIAG_NOFILE, 0, 0}, "unknown variant '%s'", o->variants[i]);
+      const char *known[64];
+      size_t nk = 0;
+      for (int f = 0; f < nfiles; f++)
+        for (uint32_t k = 0; k < files[f]->nkids && nk < 64; k++)
+          if (files[f]->kids[k] && files[f]->kids[k]->kind == AST_VARIANT) known[nk++] = files[f]->kids[k]->name;
+      const char *s = diag_suggest(o->variants[i], known, nk);
+      if (s) diag_error(d, (mt_span){DIAG_NOFILE, 0, 0}, "unknown variant '%s' (did you mean '%s'?)", o->variants[i], s);
+      else diag_error(d, (mt_span){DIAG_NOFILE, 0, 0}, "unknown variant '%s'", o->variants[i]);
       continue;
     }
     apply_variant(&c, files, nfiles, v, 0, done, &ndone);
