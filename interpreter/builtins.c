@@ -233,10 +233,32 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   case BI_strength: RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]); return def->leaders[a[0]].strength;
   case BI_leader_owner: RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]); return def->leaders[a[0]].faction;
   case BI_leader_status: RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]); return board_leader_get(L, st, (int)a[0]).status;
-  case BI_set_leader_status: {
-    RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders && a[1] >= 0 && a[1] < def->nleader_status, a[1]);
+  case BI_leader_holder: {
+    RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]);
+    int h = board_leader_get(L, st, (int)a[0]).holder;
+    return h >= 0 && h < L->nf ? L->faction[h] : -1;
+  }
+  case BI_leader_area: RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]); return board_leader_get(L, st, (int)a[0]).area;
+  case BI_leader_used: RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]); return board_leader_get(L, st, (int)a[0]).used != 0;
+  case BI_set_leader_status:
+  case BI_set_leader_holder:
+  case BI_set_leader_area:
+  case BI_set_leader_used: {
+    RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]);
     board_leader_state s = board_leader_get(L, st, (int)a[0]);
-    s.status = (int8_t)a[1];
+    if (id == BI_set_leader_status) {
+      RANGE_CHECK(a[1] >= 0 && a[1] < def->nleader_status, a[1]);
+      s.status = (int8_t)a[1];
+    } else if (id == BI_set_leader_holder) {
+      int h = a[1] < 0 ? -1 : vm_game_faction(v, a[1]);
+      if (a[1] >= 0 && h < 0) return *err = VE_ABSENT, 0;
+      s.holder = (int8_t)h;
+    } else if (id == BI_set_leader_area) {
+      RANGE_CHECK(a[1] >= -1 && a[1] < def->nareas, a[1]);
+      s.area = (int8_t)a[1];
+    } else {
+      s.used = (int8_t)(a[1] != 0);
+    }
     board_leader_set(L, st, (int)a[0], s);
     return 0;
   }

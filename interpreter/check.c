@@ -40,8 +40,13 @@ static const char *const type_names[] = {"<error>", "int", "bool", "faction", "t
                                          "attribute", "rule", "string", "nothing"};
 _Static_assert(sizeof type_names / sizeof *type_names == TY__COUNT, "type names");
 
+static const program *naming; /* for enum names in messages */
+
 const char *sema_type_name(int ty, char *buf, size_t n) {
-  if (ty == TY_NONE) snprintf(buf, n, "none");
+  int e = (ty & ~TY_SETBIT) - TY_ENUM0;
+  if (e >= 0 && naming && e < naming->nenums)
+    snprintf(buf, n, "%s%s", ty & TY_SETBIT ? "set of " : "", naming->enums[e].name);
+  else if (ty == TY_NONE) snprintf(buf, n, "none");
   else if (ty == TY_RANGE) snprintf(buf, n, "range");
   else if (ty & TY_SETBIT) snprintf(buf, n, "set of %s", type_names[(ty & ~TY_SETBIT) % TY__COUNT]);
   else snprintf(buf, n, "%s", ty >= 0 && ty < TY__COUNT ? type_names[ty] : "?");
@@ -49,8 +54,10 @@ const char *sema_type_name(int ty, char *buf, size_t n) {
 }
 #define TN(ty) sema_type_name((ty), (char[48]){0}, 48)
 
+static bool is_enum(int ty) { return ty >= TY_ENUM0 && ty < TY_SETBIT; }
+
 static bool is_entity(int ty) {
-  return ty == TY_FACTION || ty == TY_TERRITORY || ty == TY_SECTOR || ty == TY_CARD || ty == TY_LEADER ||
+  return is_enum(ty) || ty == TY_FACTION || ty == TY_TERRITORY || ty == TY_SECTOR || ty == TY_CARD || ty == TY_LEADER ||
          ty == TY_KIND || ty == TY_POOL || ty == TY_PILENAME || ty == TY_PILE || ty == TY_TAG || ty == TY_RULE ||
          ty == TY_LOC;
 }
@@ -65,6 +72,7 @@ static bool compatible(int want, int got) {
 }
 
 static int domain_size(chk *c, int ty) {
+  if (is_enum(ty)) return ty - TY_ENUM0 < c->p->nenums ? c->p->enums[ty - TY_ENUM0].nvalues : -1;
   switch (ty) {
   case TY_FACTION: return c->def->nfactions;
   case TY_TERRITORY: return c->def->nareas;
@@ -238,6 +246,38 @@ static int check_iterable(chk *c, node *n, bool pile_ok) {
   return TY_ERROR;
 }
 
+/* The enum whose value list is VALUES (registered from the data), or -1. */
+static int enum_of(const program *p, char *const *values) {
+  for (int i = 0; i < p->nenums; i++)
+    if (p->enums[i].values == values) return i;
+  return -1;
+}
+
+static void add_enum(program *p, const char *name, char *const *values, int n) {
+  if (enum_of(p, values) >= 0) return;
+  enum_rec e = {name, values, n};
+  VEC_PUSH(p->enums, p->nenums, p->capenums, e);
+}
+
+/* Every enumeration of the data; the leader statuses are enum 0. */
+static void data_enums(program *p) {
+  const board_def *def = p->def;
+  add_enum(p, "leader status", def->leader_status, def->nleader_status);
+  for (int i = 0; i < def->narea_attrs; i++)
+    if (def->area_attrs[i].type == BT_ENUM) add_enum(p, def->area_attrs[i].name, def->area_attrs[i].values, def->area_attrs[i].nvalues);
+  for (int i = 0; i < def->nfaction_attrs; i++)
+    if (def->faction_attrs[i].type == BT_ENUM) add_enum(p, def->faction_attrs[i].name, def->faction_attrs[i].values, def->faction_attrs[i].nvalues);
+  for (int i = 0; i < def->ncard_attrs; i++)
+    if (def->card_attrs[i].type == BT_ENUM) add_enum(p, def->card_attrs[i].name, def->card_attrs[i].values, def->card_attrs[i].nvalues);
+  for (int i = 0; i < def->nvars; i++)
+    if (def->vars[i].type == BT_ENUM) add_enum(p, def->vars[i].name, def->vars[i].values, def->vars[i].nvalues);
+}
+
+static int enum_type(const program *p, char *const *values) {
+  int e = enum_of(p, values);
+  return e < 0 ? TY_INT : TY_ENUM0 + e;
+}
+
 static int var_type_of_board(board_type t) {
   switch (t) {
   case BT_INT: return TY_INT;
@@ -297,7 +337,7 @@ static int check_call(chk *c, node *n) {
       if (!strcmp(tab[i].name, n->kids[1]->name)) {
         n->sym = i;
         n->kids[1]->ty = TY_ATTR;
-        return var_type_of_board(tab[i].type);
+        return tab[i].type == BT_ENUM ? enum_type(c->p, tab[i].values) : var_type_of_board(tab[i].type);
       }
     cands cs = {0};
     for (int i = 0; i < nt; i++) cand(&cs, tab[i].name);
@@ -351,6 +391,15 @@ static int check_name(chk *c, node *n, int want) {
     n->slot = l->slot;
     return l->ty;
   }
+  if (is_enum(want) && want - TY_ENUM0 < c->p->nenums) {
+    const enum_rec *e = &c->p->enums[want - TY_ENUM0];
+    for (int i = 0; i < e->nvalues; i++)
+      if (!strcmp(e->values[i], n->name)) {
+        n->op = REF_CONST;
+        n->ival = i;
+        return want;
+      }
+  }
   int ty;
   int64_t v;
   if (entity_const(c, n->name, want, &ty, &v)) {
@@ -381,7 +430,9 @@ static int check_name(chk *c, node *n, int want) {
   }
   cands cs = {0};
   all_names(c, &cs, false);
-  unknown(c, n->span, "name", n->name, &cs);
+  if (is_enum(want) && want - TY_ENUM0 < c->p->nenums)
+    for (int i = 0; i < c->p->enums[want - TY_ENUM0].nvalues; i++) cand(&cs, c->p->enums[want - TY_ENUM0].values[i]);
+  unknown(c, n->span, is_enum(want) ? "value" : "name", n->name, &cs);
   return TY_ERROR;
 }
 
@@ -402,8 +453,15 @@ static int check_binary(chk *c, node *n) {
     else diag_error(c->d, b->span, "'in' needs a set or a range on the right, found %s", TN(tb));
     return TY_BOOL;
   }
-  int ta = check_expr(c, a, TY_ERROR);
-  int tb = check_expr(c, b, (ta & TY_SETBIT) ? (ta & ~TY_SETBIT) : ta);
+  int ta, tb;
+  if (a->kind == AST_NAME && b->kind != AST_NAME && (op == BOP_EQ || op == BOP_NE)) {
+    /* `weapon == attr(c, class)`: the right side tells what the name means */
+    tb = check_expr(c, b, TY_ERROR);
+    ta = check_expr(c, a, tb);
+  } else {
+    ta = check_expr(c, a, TY_ERROR);
+    tb = check_expr(c, b, (ta & TY_SETBIT) ? (ta & ~TY_SETBIT) : ta);
+  }
   if (ta == TY_ERROR || tb == TY_ERROR) return op == BOP_EQ || op == BOP_NE || op == '<' || op == '>' || op == BOP_LE || op == BOP_GE ? TY_BOOL : TY_ERROR;
   if (op == BOP_EQ || op == BOP_NE) {
     if (ta == TY_NONE && tb != TY_NONE && a->kind == AST_NONE) a->ty = tb;
@@ -747,6 +805,13 @@ static int parse_type(chk *c, node *t) {
              {"pool", TY_POOL}, {"pile", TY_PILE}, {"rule", TY_RULE}, {"location", TY_LOC}, {"tag", TY_TAG}};
   for (size_t i = 0; i < sizeof tys / sizeof *tys; i++)
     if (!strcmp(tys[i].name, t->name)) return t->op ? set_of(c, tys[i].ty, t->span) : tys[i].ty;
+  for (int i = 0; i < c->p->nenums; i++) {
+    char nm[64];
+    snprintf(nm, sizeof nm, "%s", c->p->enums[i].name);
+    for (char *q = nm; *q; q++)
+      if (*q == ' ') *q = '_';
+    if (!strcmp(nm, t->name)) return t->op ? set_of(c, TY_ENUM0 + i, t->span) : TY_ENUM0 + i;
+  }
   cands cs = {0};
   for (size_t i = 0; i < sizeof tys / sizeof *tys; i++) cand(&cs, tys[i].name);
   unknown(c, t->span, "type", t->name, &cs);
@@ -835,7 +900,7 @@ static void data_vars(chk *c) {
     r.data = true;
     r.board_var = i;
     r.scope = (int)bv->scope;
-    r.type = var_type_of_board(bv->type);
+    r.type = bv->type == BT_ENUM ? enum_type(c->p, bv->values) : var_type_of_board(bv->type);
     r.width = 1;
     r.cells = 1;
     r.span = (mt_span){DIAG_NOFILE, 0, 0};
@@ -1327,6 +1392,8 @@ bool sema_declare(program *p, node *const *files, int nfiles, diag *d, arena *a)
   c.d = d;
   c.a = a;
   c.def = p->def;
+  naming = p;
+  data_enums(p);
   for (int f = 0; f < nfiles; f++)
     for (uint32_t i = 0; i < files[f]->nkids; i++) {
       node *n = files[f]->kids[i];

@@ -499,6 +499,10 @@ static bool yr_root(yr *r, const char *what) {
     return false;
   }
   if (!yr_next(r)) return false;
+  if (is_empty(r)) {
+    lerr(r->ld, ev_span(r), "expected %s, found nothing", what);
+    return false;
+  }
   return expect_map(r, what);
 }
 
@@ -1070,13 +1074,14 @@ static int load_board(data_loader *ld, const char *name, const char *text, size_
   }
   board_raw b;
   memset(&b, 0, sizeof b);
-  if (yr_root(&r, "the board (a mapping)")) {
+  bool root = yr_root(&r, "the board (a mapping)");
+  if (root) {
     read_board(&r, &b);
     yr_end(&r);
   }
   bool fatal = r.fatal;
   yr_close(&r);
-  if (!fatal) build_board(ld, &b, r.file); /* check what can be checked, even after errors */
+  if (root && !fatal) build_board(ld, &b, r.file); /* check what can be checked, even after errors */
   return ld->errors == before ? 0 : -1;
 }
 
@@ -1339,13 +1344,14 @@ static int load_decks(data_loader *ld, const char *name, const char *text, size_
   yr_open(&r, ld, name, text, len);
   decks_raw b;
   memset(&b, 0, sizeof b);
-  if (yr_root(&r, "the decks (a mapping)")) {
+  bool root = yr_root(&r, "the decks (a mapping)");
+  if (root) {
     read_decks(&r, &b);
     yr_end(&r);
   }
   bool fatal = r.fatal;
   yr_close(&r);
-  if (!fatal) build_decks(ld, &b);
+  if (root && !fatal) build_decks(ld, &b);
   return ld->errors == before ? 0 : -1;
 }
 
@@ -1623,13 +1629,14 @@ static int load_faction(data_loader *ld, const char *name, const char *text, siz
   yr_open(&r, ld, name, text, len);
   faction_raw f;
   memset(&f, 0, sizeof f);
-  if (yr_root(&r, "a faction sheet (a mapping)")) {
+  bool root = yr_root(&r, "a faction sheet (a mapping)");
+  if (root) {
     read_faction(&r, &f);
     yr_end(&r);
   }
   bool fatal = r.fatal;
   yr_close(&r);
-  if (!fatal) {
+  if (root && !fatal) {
     /* the id is the file's base name without its extension */
     const char *base = strrchr(name, '/');
     base = base ? base + 1 : name;

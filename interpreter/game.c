@@ -314,7 +314,14 @@ static bool param_domain(mt_game *g, int a, int i, const int64_t *args, int64_t 
   case TY_LEADER: *set = def->nleaders >= 64 ? -1 : (int64_t)((1ull << def->nleaders) - 1); return true;
   case TY_KIND: *set = (int64_t)((1ull << def->nkinds) - 1); return true;
   case TY_BOOL: *range = true; *lo = 0; *hi = 1; return true;
-  default: return false;
+  default:
+    if (ar->ptype[i] >= TY_ENUM0 && ar->ptype[i] - TY_ENUM0 < p->nenums) {
+      *range = true;
+      *lo = 0;
+      *hi = p->enums[ar->ptype[i] - TY_ENUM0].nvalues - 1;
+      return true;
+    }
+    return false;
   }
 }
 
@@ -557,6 +564,12 @@ static bool parse_value(const mt_game *g, int ty, const char *w, int64_t *out) {
   }
   if (!strcmp(w, "none")) return *out = -1, true;
   int k = -1;
+  if (ty >= TY_ENUM0 && ty - TY_ENUM0 < g->r->prog.nenums) {
+    const enum_rec *e = &g->r->prog.enums[ty - TY_ENUM0];
+    for (int i = 0; i < e->nvalues; i++)
+      if (!strcmp(e->values[i], w)) return *out = i, true;
+    return false;
+  }
   switch (ty) {
   case TY_BOOL: return (!strcmp(w, "true") || !strcmp(w, "yes")) ? (*out = 1, true) : (!strcmp(w, "false") || !strcmp(w, "no")) ? (*out = 0, true) : false;
   case TY_FACTION: k = board_faction_index(def, w); break;

@@ -147,6 +147,15 @@ typedef struct func_rec {
 
 typedef struct pcspan { uint32_t pc; mt_span span; } pcspan;
 
+/* An enumeration of the data (an enum attribute or variable, or the leader
+ * statuses): its values are names, typed by the enum they belong to. */
+#define TY_ENUM0 128 /* type of enum k is TY_ENUM0 + k; enum 0 is the leader statuses */
+typedef struct enum_rec {
+  const char *name;
+  char *const *values;
+  int nvalues;
+} enum_rec;
+
 typedef struct program {
   rule_rec *rules; int nrules, caprules;
   int *rule_slots; size_t rule_cap; /* open-addressing index: rule id -> rule */
@@ -162,6 +171,7 @@ typedef struct program {
   pcspan *spans; uint32_t nspans, capspans;
   const char **strings; int nstrings, capstrings; /* prompts, log texts */
   int64_t *consts; int nconsts, capconsts;
+  enum_rec *enums; int nenums, capenums;
   int **lists; int *nlist; int nlists, caplists;  /* action lists of `act` */
   int game_rule;          /* the `game` entry rule, or -1 */
   int order_value;        /* `order triggers by` value, or -1 */

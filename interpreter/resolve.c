@@ -42,6 +42,7 @@ void sema_free(program *p) {
   mt_free(p->sup_row);
   mt_free(p->sup_bits);
   mt_free(p->consts);
+  mt_free(p->enums);
   mt_free(p->code);
   mt_free(p->spans);
   mt_free(p->strings);

@@ -100,6 +100,11 @@ void vm_format_value(const vm *v, int ty, int64_t x, strbuf *out) {
     sb_puts(out, "none");
     return;
   }
+  if (ty >= TY_ENUM0 && ty - TY_ENUM0 < v->p->nenums) {
+    const enum_rec *e = &v->p->enums[ty - TY_ENUM0];
+    sb_puts(out, x < e->nvalues ? e->values[x] : "?");
+    return;
+  }
   switch (ty) {
   case TY_BOOL: sb_puts(out, x ? "true" : "false"); return;
   case TY_FACTION: sb_puts(out, x < def->nfactions ? def->factions[x].id : "?"); return;
