@@ -265,6 +265,13 @@ static void integer_rule_numbers(void **state) {
   assert_string_equal(ok(f, "rule 7 \"seven\" supersedes 3 amends 007 { }"), "(file (rule rule 7 \"seven\" (list (link supersedes 3) (link amends 7)) (list)))");
 }
 
+static void cost_reads_as_a_value(void **state) {
+  struct fixture *f = *state;
+  assert_string_equal(stmt(f, "action go(f: faction) { cost 2; require fuel(f) >= cost; effect { let c = cost } }"),
+                      "(action go (list (param f (type faction))) (list (cost 2) (require (>= (call fuel f) cost)) "
+                      "(effect (block (let c cost)))))");
+}
+
 /* ---- members --------------------------------------------------------------- */
 
 static void value_members(void **state) {
@@ -604,7 +611,7 @@ int main(void) {
       T(empty_file), T(event_and_var_declarations), T(order_declaration), T(order_needs_triggers),
       T(rule_with_tags_and_links), T(karama_windows), T(karama_window_must_be_known),
       T(karama_without_window), T(value_shorthand), T(action_shorthand), T(phase_step_game),
-      T(faction_card_blocks), T(variant_items), T(integer_rule_numbers), T(value_members),
+      T(faction_card_blocks), T(cost_reads_as_a_value), T(variant_items), T(integer_rule_numbers), T(value_members),
       T(action_check_members), T(trigger_members), T(procedure_member), T(let_set_log_finish),
       T(if_chains), T(for_loops), T(signal_run_calls), T(decisions), T(cancel_scopes),
       T(cancel_scope_must_be_known), T(semicolons_separate_items), T(literals_and_names),
