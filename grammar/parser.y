@@ -261,6 +261,7 @@ block: '{' items '}' { $$ = $2; $$->kind = AST_BLOCK; $$->span = @$; } ;
 
 stmt: LET NAME '=' expr { $$ = named(ls, AST_LET, @2, $2); ast_add(A, $$, $4); }
     | SET NAME '=' expr { $$ = named(ls, AST_ASSIGN, @2, $2); ast_add(A, $$, N(AST_LIST, @2)); ast_add(A, $$, $4); }
+    | SET PHASE '=' expr { $$ = named(ls, AST_ASSIGN, @2, "phase"); ast_add(A, $$, N(AST_LIST, @2)); ast_add(A, $$, $4); }
     | SET NAME '(' exprs ')' '=' expr { $$ = named(ls, AST_ASSIGN, @2, $2); ast_add(A, $$, $4); ast_add(A, $$, $7); }
     | IF expr block else_part { $$ = N(AST_IF, @1); ast_add(A, $$, $2); ast_add(A, $$, $3); ast_add(A, $$, $4); }
     | FOR NAME IN expr opt_where opt_by block {
@@ -301,6 +302,7 @@ expr: INT { $$ = N(AST_INT, @1); $$->ival = $1; }
     | STRING { $$ = N(AST_STR, @1); $$->str = $1; }
     | NAME { $$ = named(ls, AST_NAME, @1, $1); }
     | COST { $$ = named(ls, AST_NAME, @1, "cost"); } /* the action's cost, in guards and effects */
+    | PHASE { $$ = named(ls, AST_NAME, @1, "phase"); } /* a data variable may be called phase */
     | RULEID { $$ = named(ls, AST_RULEREF, @1, $1); }
     | NAME '(' exprs ')' { $$ = named(ls, AST_CALL, @$, $1); for (uint32_t i = 0; i < $3->nkids; i++) ast_add(A, $$, $3->kids[i]); }
     | '(' expr ')' { $$ = $2; }

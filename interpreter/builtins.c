@@ -262,6 +262,15 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     board_leader_set(L, st, (int)a[0], s);
     return 0;
   }
+  case BI_random_member: {
+    uint64_t set = (uint64_t)a[0];
+    int n = __builtin_popcountll(set);
+    if (n == 0) return -1;
+    uint64_t k = board_rng_below(L, st, (uint64_t)n);
+    for (int i = 0; i < 64; i++)
+      if (set >> i & 1u && k-- == 0) return i;
+    return -1;
+  }
   case BI_random:
     if (a[0] <= 0) return *err = VE_RANGE, *errv = a[0], 0;
     return (int64_t)board_rng_below(L, st, (uint64_t)a[0]);

@@ -363,7 +363,7 @@ static int check_call(chk *c, node *n) {
     n->sym = k;
     if (b->effect) need_effects(c, n, n->name);
     check_args(c, n, b->nargs, b->args, n->name, 0);
-    if (k == BI_first) {
+    if (k == BI_first || k == BI_random_member) {
       int st = n->nkids == 1 ? n->kids[0]->ty : TY_ERROR;
       return (st & TY_SETBIT) ? st & ~TY_SETBIT : TY_ERROR;
     }
@@ -492,7 +492,8 @@ static int check_binary(chk *c, node *n) {
     diag_error(c->d, n->span, "'%c' combines sets, not %s", op, TN(ta));
     return TY_ERROR;
   }
-  if (ta != TY_INT || tb != TY_INT) {
+  /* sectors are numbered: arithmetic on them gives plain integers */
+  if ((ta != TY_INT && ta != TY_SECTOR) || (tb != TY_INT && tb != TY_SECTOR)) {
     diag_error(c->d, n->span, "arithmetic needs integers, found %s and %s", TN(ta), TN(tb));
     return TY_ERROR;
   }
@@ -634,9 +635,18 @@ static void check_stmt(chk *c, node *s) {
     break;
   }
   case AST_ASSIGN: {
+    node *args = s->kids[0];
+    local *l = args->nkids == 0 ? find_local(c, s->name) : NULL;
+    if (l) { /* a local: set x = x + 1 */
+      s->op = 1;
+      s->slot = l->slot;
+      int t = check_expr(c, s->kids[1], l->ty);
+      if (!compatible(l->ty, t) && !(l->ty == TY_SECTOR && t == TY_INT))
+        diag_error(c->d, s->kids[1]->span, "%s holds %s, not %s", s->name, TN(l->ty), TN(t));
+      break;
+    }
     need_effects(c, s, "set");
     int k = find_var(p, s->name);
-    node *args = s->kids[0];
     if (k < 0) {
       cands cs = {0};
       for (int i = 0; i < p->nvars; i++) cand(&cs, p->vars[i].name);

@@ -525,6 +525,11 @@ static void stmt(cg *c, node *s) {
     op1(c, OP_STORE, s->slot);
     break;
   case AST_ASSIGN:
+    if (s->op == 1) {
+      expr(c, s->kids[1]);
+      op1(c, OP_STORE, s->slot);
+      break;
+    }
     call_args(c, s->kids[0]);
     expr(c, s->kids[1]);
     op1(c, OP_VAR_SET, s->sym);
