@@ -56,6 +56,14 @@ check_one() {
   (cd "$2" && $LIMIT "$MENTAT" check --components "$ROOT/$COMPONENTS" "$3" \
      >/dev/null 2>"$TMP/err" </dev/null)
   rc=$?
+  # Anything but 0 or 65 (a crash, a signal, a timeout, a missing binary) is
+  # a failure, and is never recorded as an expectation.
+  if [ "$rc" -ne 0 ] && [ "$rc" -ne 65 ]; then
+    fail=$((fail + 1))
+    echo "FAIL $1: exit status $rc"
+    sed 's/^/    /' "$TMP/err" | head -20
+    return
+  fi
   if [ -s "$4" ] || { [ "$UPDATE" = 1 ] && [ -s "$TMP/err" ]; }; then want=65; else want=0; fi
   if [ "$UPDATE" != 1 ] && [ "$rc" -ne "$want" ]; then
     fail=$((fail + 1))
@@ -100,8 +108,11 @@ for a in tests/golden/run/*.args; do
   # shellcheck disable=SC2046
   $LIMIT "$MENTAT" $(cat "$a") >"$TMP/out" 2>"$TMP/runerr" </dev/null
   rc=$?
-  if [ "$rc" -ne 0 ] && [ "$UPDATE" != 1 ]; then
-    echo "note: $a exited $rc:"; sed 's/^/    /' "$TMP/runerr" | head -20
+  if [ "$rc" -ne 0 ]; then
+    fail=$((fail + 1))
+    echo "FAIL $a: exit status $rc"
+    sed 's/^/    /' "$TMP/runerr" | head -20
+    continue
   fi
   compare "$a" "${a%.args}.out" "$TMP/out"
 done
