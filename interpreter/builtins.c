@@ -262,6 +262,10 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     board_leader_set(L, st, (int)a[0], s);
     return 0;
   }
+  case BI_in_force: return vm_rule_active(v, (int)a[0]);
+  case BI_karama_window:
+    RANGE_CHECK(a[0] >= 0 && a[0] < v->p->nrules, a[0]);
+    return (v->p->rules[a[0]].tags & TAG_KARAMA_BEFORE ? 1 : 0) | (v->p->rules[a[0]].tags & TAG_KARAMA_AFTER ? 2 : 0);
   case BI_random_member: {
     uint64_t set = (uint64_t)a[0];
     int n = __builtin_popcountll(set);
