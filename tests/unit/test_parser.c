@@ -489,7 +489,7 @@ static void recovers_at_rule_boundaries(void **state) {
   assert_string_equal(msgs(f), "t.rules:1:18: error: unexpected '=', expected name\n"
                       "    1 | rule 1 \"a\" { let = 1 }\n"
                       "      |                  ^\n"
-                      "t.rules:2:18: error: unexpected '}', expected name\n"
+                      "t.rules:2:18: error: unexpected '}', expected phase or name\n"
                       "    2 | rule 2 \"b\" { set }\n"
                       "      |                  ^\n"
                       "t.rules:4:1: error: unexpected rule\n"
