@@ -299,7 +299,7 @@ typedef struct board_layout {
 
 /* FACTIONS: def faction indices, in game order (that order is the game
  * faction index everywhere below).  EXTRA: rule-declared variables (may be
- * NULL).  EXT_WORDS: int32 words reserved for the caller (the VM's
+ * NULL; their names are borrowed and must outlive the layout).  EXT_WORDS: int32 words reserved for the caller (the VM's
  * continuation).  Returns NULL (and fills ERR) on a bad faction list or a
  * name clash. */
 board_layout *board_layout_new(const board_def *def, const int *factions, int nf,

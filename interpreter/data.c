@@ -1725,7 +1725,7 @@ int data_loader_finish(data_loader *ld) {
   ld->npend = 0;
   if (def->nsections == 0) {
     mt_span none = {DIAG_NOFILE, 0, 0};
-    lerr(ld, none, "no board loaded");
+    lerr(ld, none, def->nsectors ? "the board has no territories" : "no board loaded");
   }
   if (ld->errors == before) board_def_finish(def);
   return ld->errors == before && ld->errors == 0 ? 0 : -1;
