@@ -52,6 +52,7 @@ static node *rule(struct lex_state *ls, mt_span loc, int form, const char *id, c
 }
 
 %token END 0 "end of input"
+%token START_EXPR "expression start"
 %token EVENT "event" VAR "var" RULE "rule" ABILITY "ability" VALUE "value" ACTION "action"
 %token PHASE "phase" STEP "step" GAME "game" FACTION "faction" CARD "card" VARIANT "variant"
 %token EXTENDS "extends" DISABLE "disable" REPLACE "replace" SUPERSEDES "supersedes"
@@ -88,7 +89,9 @@ static node *rule(struct lex_state *ls, mt_span loc, int form, const char *id, c
 %initial-action { @$.file = ls->file; @$.start = @$.end = 0; }
 
 %%
-file: decls { ls->root = $1; $$ = $1; } ;
+file: decls { ls->root = $1; $$ = $1; }
+    | START_EXPR expr { ls->expr = $2; $$ = $2; }
+    ;
 
 decls: %empty { $$ = N(AST_FILE, @$); }
      | decls decl { $$ = ast_add(A, $1, $2); }

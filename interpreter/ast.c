@@ -108,10 +108,19 @@ static int check_encoding(struct lex_state *ls, const char *text, size_t len) {
   return 1;
 }
 
-node *ast_parse(arena *a, diag *d, uint32_t file, bool *incomplete) {
+static node *parse(arena *a, diag *d, uint32_t file, bool *incomplete, int start);
+
+node *ast_parse(arena *a, diag *d, uint32_t file, bool *incomplete) { return parse(a, d, file, incomplete, 0); }
+
+node *ast_parse_expr(arena *a, diag *d, uint32_t file) {
+  node *n = parse(a, d, file, NULL, T_START_EXPR);
+  return n && n->kind != AST_FILE ? n : NULL;
+}
+
+static node *parse(arena *a, diag *d, uint32_t file, bool *incomplete, int start) {
   size_t len;
   const char *text = diag_source_text(d, file, &len);
-  struct lex_state ls = {.arena = a, .diag = d, .file = file};
+  struct lex_state ls = {.arena = a, .diag = d, .file = file, .start_token = start};
   if (incomplete) *incomplete = false;
   if (len > INT32_MAX || !check_encoding(&ls, text, len)) return ast_new(a, AST_FILE, (mt_span){file, 0, 0});
   yyscan_t sc;
@@ -121,5 +130,6 @@ node *ast_parse(arena *a, diag *d, uint32_t file, bool *incomplete) {
   mt_delete_buffer(buf, sc);
   mtlex_destroy(sc);
   if (incomplete) *incomplete = ls.incomplete != 0;
+  if (start) return diag_errors(d) ? NULL : ls.expr;
   return ls.root ? ls.root : ast_new(a, AST_FILE, (mt_span){file, 0, 0});
 }

@@ -133,5 +133,7 @@ mt_span ast_join(mt_span a, mt_span b);
  * declarations that parsed.  Sets *incomplete when the input ended in the
  * middle of a construct (the REPL asks for a continuation line). */
 node *ast_parse(arena *a, diag *d, uint32_t file, bool *incomplete);
+/* Parses the buffer as one expression (console queries); NULL on errors. */
+node *ast_parse_expr(arena *a, diag *d, uint32_t file);
 
 #endif

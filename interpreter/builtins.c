@@ -127,6 +127,27 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     for (int k = 0; k < def->nkinds; k++) n += board_tokens(L, st, s, gf, k);
     return n;
   }
+  case BI_tokens_at_of: {
+    gf = vm_game_faction(v, a[0]);
+    RANGE_CHECK(area_ok(v, a[2]) && a[1] >= 0 && a[1] < def->nkinds, a[2]);
+    int s = board_section_of(def, (int)a[2], (int)a[3]);
+    return gf < 0 || s < 0 ? 0 : board_tokens(L, st, s, gf, (int)a[1]);
+  }
+  case BI_kinds_of:
+    if (a[0] < 0 || a[0] >= def->nfactions) return 0;
+    return def->factions[a[0]].kinds;
+  case BI_move_all: {
+    gf = vm_game_faction(v, a[0]);
+    if (gf < 0) return *err = VE_ABSENT, 0;
+    int moved = 0;
+    for (int k = 0; k < def->nkinds; k++) {
+      int n = board_tokens(L, st, (int)a[1], gf, k);
+      if (n <= 0) continue;
+      if (board_move_tokens(L, st, gf, k, (int)a[1], (int)a[2], n) != BOARD_OK) return *err = VE_RANGE, 0;
+      moved += n;
+    }
+    return moved;
+  }
   case BI_pooled:
   case BI_pooled_of: {
     gf = vm_game_faction(v, a[0]);

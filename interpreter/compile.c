@@ -573,10 +573,14 @@ static void stmt(cg *c, node *s) {
       op0(c, OP_POP);
     } else if (s->op == RUN_RULE && p->rules[s->sym].body_fn >= 0) {
       bool phase = p->rules[s->sym].form == RF_PHASE;
-      if (phase) op2(c, OP_PHASE, s->sym, 1);
+      uint32_t begin_at = phase ? op2(c, OP_PHASE_BEGIN, s->sym, 0) : 0;
       op2(c, OP_CALL, p->rules[s->sym].body_fn, 0);
       op0(c, OP_POP);
-      if (phase) op2(c, OP_PHASE, s->sym, 0);
+      if (phase) {
+        op1(c, OP_PHASE_END, s->sym);
+        int32_t after = (int32_t)here(c);
+        memcpy(c->p->code + begin_at + 5, &after, 4);
+      }
     }
     break;
   case AST_MAY: {
@@ -656,10 +660,14 @@ static void rule_body(cg *c, int r) {
       op1(c, OP_RULE_ACTIVE, k);
       uint32_t j = jump(c, OP_JUMP_FALSE);
       bool phase = p->rules[k].form == RF_PHASE;
-      if (phase) op2(c, OP_PHASE, k, 1);
+      uint32_t begin_at = phase ? op2(c, OP_PHASE_BEGIN, k, 0) : 0;
       op2(c, OP_CALL, p->rules[k].body_fn, 0);
       op0(c, OP_POP);
-      if (phase) op2(c, OP_PHASE, k, 0);
+      if (phase) {
+        op1(c, OP_PHASE_END, k);
+        int32_t after = (int32_t)here(c);
+        memcpy(c->p->code + begin_at + 5, &after, 4);
+      }
       patch(c, j, here(c));
       continue;
     }
@@ -1111,4 +1119,18 @@ static void disasm_fn(const program *p, const diag *d, int fn, strbuf *out) {
 void cg_disasm(const program *p, const diag *d, int rule, strbuf *out) {
   for (int i = 0; i < p->nfuncs; i++)
     if (p->funcs[i].rule == rule && p->funcs[i].end > p->funcs[i].start) disasm_fn(p, d, i, out);
+}
+
+/* Compiles one checked console expression into a new pure function. */
+int cg_compile_expr(program *p, diag *d, node *e) {
+  cg c = {0};
+  c.p = p;
+  c.d = d;
+  int fn = new_func(&c, what("console query"), -1, FN_PURE, 0);
+  begin(&c, fn, e->slot, e->span);
+  expr(&c, e);
+  op0(&c, OP_RET);
+  end(&c);
+  mt_free(c.breaks);
+  return fn;
 }

@@ -13,6 +13,11 @@
 #include "check.h"
 #include "data.h"
 
+void game_capture(void *ud, int level, const char *text) {
+  (void)level;
+  sb_puts((strbuf *)ud, text);
+}
+
 static void sink(void *ud, diag_level lv, const char *text) {
   mt_rules *r = ud;
   if (r->message) r->message(r->message_ud, (int)lv, text);
@@ -216,6 +221,7 @@ mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactio
   g->size = VM_BYTES + L->size;
   g->block = mt_calloc(1, g->size);
   bind(g);
+  vm_reset_stops(g->v.vs);
   board_state_init(L, g->v.st, seed);
   /* rule-declared variables start at their declared values */
   const program *p = &r->prog;
@@ -659,4 +665,30 @@ uint64_t mt_hash(const mt_game *g) {
   h = mt_hash_bytes(vs->frames, (size_t)vs->nframes * sizeof *vs->frames, h);
   h = mt_hash_bytes(vs->stack, (size_t)vs->sp * sizeof *vs->stack, h);
   return mt_hash_bytes(g->v.st, g->L->size, h);
+}
+
+/* Evaluates TEXT as an expression of the rules language against the game's
+ * current state (pure: the state is not changed).  Errors, with carets,
+ * go to ERR.  Each query adds a small function to the rule set's code. */
+bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err) {
+  mt_rules *r = (mt_rules *)(uintptr_t)g->r;
+  mt_message_fn saved = r->message;
+  void *saved_ud = r->message_ud;
+  r->message = game_capture;
+  r->message_ud = err;
+  diag_reset_count(r->d);
+  uint32_t f = diag_add_source(r->d, "<query>", text, strlen(text));
+  node *e = ast_parse_expr(&r->arena, r->d, f);
+  bool ok = false;
+  if (e) {
+    *ty = sema_check_expr(&r->prog, r->d, &r->arena, e);
+    if (*ty != TY_ERROR) {
+      int fn = cg_compile_expr(&r->prog, r->d, e);
+      g->v.p = &r->prog;
+      ok = vm_eval(&g->v, fn, NULL, 0, out, err);
+    }
+  }
+  r->message = saved;
+  r->message_ud = saved_ud;
+  return ok;
 }

@@ -42,4 +42,8 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
                              const size_t *lens, int n, const char *const *variants, int nvariants, int advanced,
                              mt_message_fn fn, void *ud);
 
+bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err);
+/* A message callback that appends to the strbuf passed as UD. */
+void game_capture(void *ud, int level, const char *text);
+
 #endif

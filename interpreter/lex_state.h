@@ -17,6 +17,8 @@ struct lex_state {
   int incomplete;      /* input ended inside a construct */
   int depth;           /* nesting depth guard */
   struct node *root;
+  int start_token;     /* returned before the input: selects the expression grammar */
+  struct node *expr;   /* the result of an expression-only parse */
 };
 
 const char *lex_text(struct lex_state *ls, const char *s, size_t n);

@@ -42,7 +42,7 @@ int mt_rules_disasm(const mt_rules *r, const char *id, char **text);
 /* The faction ids of the data, in order. */
 int mt_rules_factions(const mt_rules *r, const char ***ids);
 
-enum { MT_WAITING = 2, MT_FINISHED = 3, MT_FAILED = 4 };
+enum { MT_WAITING = 2, MT_FINISHED = 3, MT_FAILED = 4, MT_PAUSED = 5 };
 enum { MT_DEC_NONE, MT_DEC_CHOOSE, MT_DEC_NUMBER, MT_DEC_YESNO, MT_DEC_ACTION };
 
 typedef struct mt_decision {

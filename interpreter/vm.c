@@ -458,14 +458,32 @@ dispatch:
     vs->status = VM_FINISHED;
     return VM_FINISHED;
   }
-  CASE(PHASE) {
-    if (B_) {
-      vs->phase_rule = A_;
-      vs->phase_seq++;
-    } else {
-      for (int i = vs->ncancel - 1; i >= 0; i--)
-        if (vs->cancel[i].scope == SCOPE_PHASE || vs->cancel[i].scope == SCOPE_ONCE) drop_cancel(vs, i);
-      vs->phase_rule = -1;
+  CASE(PHASE_BEGIN) {
+    if (R->scratch) DISPATCH();
+    if (vs->seek_phase >= 0) {
+      if (A_ != vs->seek_phase || (p->turn_var >= 0 && turn_now(v) != vs->seek_turn)) {
+        pc = (uint32_t)B_; /* skip the whole phase */
+        DISPATCH();
+      }
+      vs->seek_phase = -1;
+    }
+    if (vs->stop_turn >= 0 && p->turn_var >= 0 && turn_now(v) != vs->stop_turn) {
+      vs->stop_turn = -1;
+      pc = ipc; /* pause before this phase begins; it begins when resumed */
+      goto pause;
+    }
+    vs->phase_rule = A_;
+    vs->phase_seq++;
+    DISPATCH();
+  }
+  CASE(PHASE_END) {
+    if (R->scratch) DISPATCH();
+    for (int i = vs->ncancel - 1; i >= 0; i--)
+      if (vs->cancel[i].scope == SCOPE_PHASE || vs->cancel[i].scope == SCOPE_ONCE) drop_cancel(vs, i);
+    vs->phase_rule = -1;
+    if (vs->stop_phase_end == A_) {
+      vs->stop_phase_end = -1;
+      goto pause;
     }
     DISPATCH();
   }
@@ -481,6 +499,12 @@ dispatch:
 #if !defined(__GNUC__)
   }
 #endif
+
+pause:
+  F->pc = (int32_t)pc;
+  R->sp = sp;
+  vs->status = VM_PAUSED;
+  return VM_PAUSED;
 
 suspend:
   vs->dec.rule = F->fn >= 0 ? p->funcs[F->fn].rule : -1;
@@ -517,11 +541,23 @@ static int run_game(vm *v) {
   return vs->status;
 }
 
+void vm_reset_stops(vm_state *vs) {
+  vs->seek_phase = -1;
+  vs->seek_turn = -1;
+  vs->stop_phase_end = -1;
+  vs->stop_turn = -1;
+}
+
 int vm_start(vm *v) {
   vm_state *vs = v->vs;
   const program *p = v->p;
+  int32_t seek = vs->seek_phase, seek_turn = vs->seek_turn, stop_end = vs->stop_phase_end, stop_turn = vs->stop_turn;
   memset(vs, 0, sizeof *vs);
   vs->phase_rule = -1;
+  vs->seek_phase = seek; /* vm_start keeps the stop conditions the caller set */
+  vs->seek_turn = seek_turn;
+  vs->stop_phase_end = stop_end;
+  vs->stop_turn = stop_turn;
   if (p->game_rule < 0 || p->rules[p->game_rule].body_fn < 0) {
     fail(v, VE_NOGAME, 0, 0, 0, 0);
     return VM_FAILED;
@@ -537,7 +573,7 @@ int vm_start(vm *v) {
 }
 
 int vm_run(vm *v) {
-  if (v->vs->status != VM_WAITING && v->vs->status != VM_RUNNING) return v->vs->status;
+  if (v->vs->status != VM_WAITING && v->vs->status != VM_RUNNING && v->vs->status != VM_PAUSED) return v->vs->status;
   return run_game(v);
 }
 

@@ -13,7 +13,8 @@
 #define VM_CANCELS 16
 #define VM_BUDGET 200000000ull /* instructions per run before "infinite loop" */
 
-enum { VM_IDLE, VM_RUNNING, VM_WAITING, VM_FINISHED, VM_FAILED };
+/* VM_PAUSED: stopped by a console stop condition (not a decision); vm_run continues */
+enum { VM_IDLE, VM_RUNNING, VM_WAITING, VM_FINISHED, VM_FAILED, VM_PAUSED };
 enum { DEC_NONE, DEC_ASK, DEC_RANGE, DEC_MAY, DEC_ACT };
 
 typedef struct vm_frame {
@@ -34,6 +35,9 @@ typedef struct vm_state {
   int32_t status, sp, nframes, phase_rule;
   int32_t phase_seq, secret, ncancel, err_code;
   int32_t err_pc, err_a, err_b, pad;
+  int32_t seek_phase, seek_turn;  /* seeking: skip phases until this one starts in this turn (-1: not seeking) */
+  int32_t stop_phase_end;         /* pause when this phase rule ends (-1: never) */
+  int32_t stop_turn;              /* pause when a phase begins in another turn than this (-1: never) */
   int64_t err_v;
   vm_decision dec;
   vm_cancel cancel[VM_CANCELS];
@@ -68,6 +72,8 @@ typedef struct vm {
 int vm_start(vm *v);
 /* Continues after the pending decision has been answered by vm_answer. */
 int vm_run(vm *v);
+/* Clears the seek and stop conditions (set them in vm_state before vm_start/vm_run). */
+void vm_reset_stops(vm_state *vs);
 /* Evaluates pure function FN with ARGS on a scratch stack; returns false on a
  * runtime error (message in ERR if given). */
 bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err);
