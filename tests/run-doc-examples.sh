@@ -6,7 +6,9 @@
 # rejected as a rules error (exit 65).  Each block is written to a temp file
 # named DOC@LINE.rules (LINE: the line of the opening fence), padded with
 # blank lines so that the line numbers in diagnostics are the lines of the
-# doc itself.  The last line of output is "N passed, N failed".
+# doc itself.  It also checks that the manual mentions every built-in
+# function of interpreter/builtins.def.  The last line of output is
+# "N passed, N failed".
 #
 # Environment: BUILD (default build) is the directory holding `mentat`.
 set -u
@@ -60,5 +62,18 @@ if [ -f "$TMP/list" ]; then
     fi
   done < "$TMP/list"
 fi
+# The manual documents every built-in of interpreter/builtins.def.
+if [ -f interpreter/builtins.def ] && [ -f docs/language.md ]; then
+  sed -n 's/^B(\([a-z_0-9]*\),.*/\1/p' interpreter/builtins.def > "$TMP/builtins"
+  while read -r b; do
+    if grep -q "\`${b}[(\`]" docs/language.md; then
+      pass=$((pass + 1))
+    else
+      fail=$((fail + 1))
+      echo "FAIL docs/language.md does not document the built-in '$b' (interpreter/builtins.def)"
+    fi
+  done < "$TMP/builtins"
+fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
