@@ -9,8 +9,10 @@
 #                                  10,000 nested parentheses, 100,000 rules),
 #                                  generated here; expected stderr in
 #                                  tests/golden/generated-expect/NAME.err.
-#  tests/golden/run/NAME.args      a one-line argument list for `mentat`;
-#                                  stdout must equal NAME.out.
+#  tests/golden/run/NAME.args      a one-line argument list for `mentat`, in
+#                                  shell syntax (quotes group words);
+#                                  stdout must equal NAME.out, and stderr
+#                                  NAME.err when that file exists.
 #
 # Environment: BUILD (default build); UPDATE=1 rewrites the expectations
 # instead of comparing (review the diff before committing).  Prints a unified
@@ -104,9 +106,9 @@ done
 # 3. Seeded runs: stdout must match.
 for a in tests/golden/run/*.args; do
   [ -f "$a" ] || continue
-  # The argument list is split into words (and globs expanded) on purpose.
-  # shellcheck disable=SC2046
-  $LIMIT "$MENTAT" $(cat "$a") >"$TMP/out" 2>"$TMP/runerr" </dev/null
+  # The argument list is read as shell words: quotes group, globs expand.
+  eval "set -- $(cat "$a")"
+  $LIMIT "$MENTAT" "$@" >"$TMP/out" 2>"$TMP/runerr" </dev/null
   rc=$?
   if [ "$rc" -ne 0 ]; then
     fail=$((fail + 1))
@@ -115,6 +117,10 @@ for a in tests/golden/run/*.args; do
     continue
   fi
   compare "$a" "${a%.args}.out" "$TMP/out"
+  # stderr too (refusals of scripted answers), when an expectation exists
+  if [ -f "${a%.args}.err" ] || { [ "$UPDATE" = 1 ] && [ -s "$TMP/runerr" ]; }; then
+    compare "$a (stderr)" "${a%.args}.err" "$TMP/runerr"
+  fi
 done
 
 echo "$pass passed, $fail failed"
