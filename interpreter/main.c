@@ -11,6 +11,7 @@
 #include "data.h"
 #include "game.h"
 #include "mentat.h"
+#include "repl.h"
 
 enum { EX_OK = 0, EX_USAGE = 64, EX_DATAERR = 65, EX_SOFTWARE = 70, EX_IOERR = 74 };
 
@@ -25,6 +26,7 @@ static const char usage[] =
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
     "  explain --bytecode RULE-ID [pack options] [FILE...]   the same\n"
     "  dump    board|decks|factions [--json] [--rules DIR]   the loaded components\n"
+    "  repl    [--json] [--components DIR] [FILE]   the console: commands from FILE or stdin\n"
     "\n"
     "pack options:\n"
     "  --components DIR   components (DIR/rules/board.yaml, DIR/rules/decks.yaml, DIR/factions/*.yaml)\n"
@@ -302,7 +304,11 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "play")) return cmd_play(argc - 1, argv + 1);
   if (!strcmp(cmd, "disasm") || !strcmp(cmd, "explain")) return cmd_disasm(argc - 1, argv + 1);
   if (!strcmp(cmd, "dump")) return dump_main(argc - 1, argv + 1);
-  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "help"};
+  if (!strcmp(cmd, "repl")) {
+    char pack[4096];
+    return repl_main(argc - 1, argv + 1, find_pack(pack, sizeof pack));
+  }
+  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "help"};
   const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
   fprintf(stderr, "mentat: unknown command '%s'%s%s%s\n%s", cmd, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "",
           usage);

@@ -128,7 +128,7 @@ void vm_format_value(const vm *v, int ty, int64_t x, strbuf *out) {
 }
 
 static void do_log(vm *v, uint32_t pc, int text, int list, const int64_t *holes) {
-  if (!v->log) return;
+  if (!v->log || v->vs->seek_phase >= 0) return; /* seeking replays no narration */
   const program *p = v->p;
   const char *t = p->strings[text];
   strbuf b = {0};
@@ -466,6 +466,8 @@ dispatch:
         DISPATCH();
       }
       vs->seek_phase = -1;
+      pc = ipc; /* positioned: pause at the start of the phase */
+      goto pause;
     }
     if (vs->stop_turn >= 0 && p->turn_var >= 0 && turn_now(v) != vs->stop_turn) {
       vs->stop_turn = -1;

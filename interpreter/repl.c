@@ -1,0 +1,1071 @@
+/* repl.c -- the console: set up a position, drive the game, ask questions.
+ *
+ * Commands come one per line from a script or stdin ('#' starts a comment).
+ * Position edits work on the generic board through the data's names; the
+ * console's conveniences use these conventional names of a rule pack: pools
+ * `reserves` and `tanks`, variables `spice`, `board_spice`, `bank`, `storm`,
+ * `turn`, `ally`, `winners`, `victory`, piles `hand`, `spice_deck`,
+ * `spice_discard`, `treachery_deck`, `storm_deck`.  A pack without one of them
+ * gets a clear error from the command that needs it.  With --json every
+ * command prints exactly one JSON object on one line.
+ *
+ * Scenario scripts add expectations: `check EXPR` (a rules-language boolean
+ * evaluated on the current state), `expect ok`, `expect refused RULE...`,
+ * `expect output TEXT`, `expect error`.  The exit status is non-zero when an
+ * expectation fails. */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "opcodes.h"
+#include "data.h"
+#include "game.h"
+#include "repl.h"
+
+typedef struct repl {
+  char components[4096];
+  const char *variants[32];
+  int nvariants;
+  char varbuf[1024];
+  int advanced;
+  mt_rules *r;
+  mt_game *g;
+  bool json;
+  int bots; /* 0 random, 1 passive */
+  uint64_t bot_rng;
+  strbuf out;      /* text of the current command */
+  strbuf log;      /* narration captured while running */
+  strbuf jextra;   /* extra JSON members of the current command */
+  int ok;          /* the last command succeeded */
+  const char *refused_rules[MT_MAX_REASONS];
+  int nrefused;
+  char last_output[8192];
+  const char *file;
+  int line;
+  int failures, errors;
+} repl;
+
+static void narrate(void *ud, const char *rule, const char *text) {
+  repl *R = ud;
+  sb_printf(&R->log, "[%s] %s\n", rule, text);
+}
+
+static void say(repl *R, const char *fmt, ...) MT_PRINTF(2, 3);
+static void say(repl *R, const char *fmt, ...) {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  sb_puts(&R->out, buf);
+}
+
+static int fail(repl *R, const char *fmt, ...) MT_PRINTF(2, 3);
+static int fail(repl *R, const char *fmt, ...) {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  sb_puts(&R->out, buf);
+  R->ok = 0;
+  return -1;
+}
+
+static void message(void *ud, int level, const char *text) {
+  (void)level;
+  sb_puts(&((repl *)ud)->out, text);
+}
+
+/* ---- names ------------------------------------------------------------------ */
+
+static const board_def *DEF(repl *R) { return R->r->def; }
+
+static const char *const aliases[][2] = {{"guild", "spacing_guild"}, {"bg", "bene_gesserit"}, {"harko", "harkonnen"}};
+
+static int faction_id(repl *R, const char *w) {
+  for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+    if (!strcmp(w, aliases[i][0])) w = aliases[i][1];
+  return board_faction_index(DEF(R), w);
+}
+
+static int suggest_fail(repl *R, const char *what, const char *w, const char *const *c, size_t n) {
+  const char *s = diag_suggest(w, c, n);
+  return s ? fail(R, "unknown %s '%s' (did you mean '%s'?)", what, w, s) : fail(R, "unknown %s '%s'", what, w);
+}
+
+static int need_faction(repl *R, const char *w, int *f) {
+  *f = faction_id(R, w);
+  if (*f >= 0) return 0;
+  const char *c[BOARD_MAX_FACTIONS];
+  int n = DEF(R)->nfactions < BOARD_MAX_FACTIONS ? DEF(R)->nfactions : BOARD_MAX_FACTIONS;
+  for (int i = 0; i < n; i++) c[i] = DEF(R)->factions[i].id;
+  return suggest_fail(R, "faction", w, c, (size_t)n);
+}
+
+static int need_area(repl *R, const char *w, int *a) {
+  *a = board_area_index(DEF(R), w);
+  if (*a >= 0) return 0;
+  const char *c[BOARD_MAX_AREAS];
+  for (int i = 0; i < DEF(R)->nareas; i++) c[i] = DEF(R)->areas[i].id;
+  return suggest_fail(R, "territory", w, c, (size_t)DEF(R)->nareas);
+}
+
+static int need_card(repl *R, const char *w, int *k) {
+  *k = board_card_index(DEF(R), w);
+  if (*k >= 0) return 0;
+  const char **c = mt_calloc((size_t)DEF(R)->ncards + 1, sizeof *c);
+  for (int i = 0; i < DEF(R)->ncards; i++) c[i] = DEF(R)->cards[i].id;
+  int rc = suggest_fail(R, "card", w, c, (size_t)DEF(R)->ncards);
+  mt_free(c);
+  return rc;
+}
+
+static bool parse_int(const char *w, long long *v) {
+  char *end;
+  errno = 0;
+  *v = strtoll(w, &end, 10);
+  return *w && !*end && !errno && *v > -1000000000 && *v < 1000000000;
+}
+
+static int need_game(repl *R) {
+  if (R->g) return 0;
+  return fail(R, "no game: start one with 'new'");
+}
+
+/* The section of territory A named by an optional sector word. */
+static int section_arg(repl *R, int a, const char *w, int *sec) {
+  const board_area *ar = &DEF(R)->areas[a];
+  if (!w) {
+    if (ar->nsections == 1) return *sec = ar->first_section, 0;
+    strbuf b = {0};
+    for (int i = 0; i < ar->nsections; i++) sb_printf(&b, "%s%d", i ? ", " : "", DEF(R)->sections[ar->first_section + i].sector);
+    fail(R, "%s spans several sectors (%s): name one", ar->id, b.s);
+    sb_free(&b);
+    return -1;
+  }
+  long long s;
+  if (!parse_int(w, &s)) return fail(R, "'%s' is not a sector number", w);
+  *sec = board_section_of(DEF(R), a, (int)s);
+  if (*sec < 0) return fail(R, "%s does not lie in sector %lld", ar->id, s);
+  return 0;
+}
+
+static int var_of(repl *R, const char *name) {
+  int v = -1;
+  for (int i = 0; i < R->g->L->nvars; i++)
+    if (!strcmp(R->g->L->vars[i].name, name)) v = i;
+  if (v < 0) fail(R, "this rule pack has no variable '%s'", name);
+  return v;
+}
+
+static int pool_of(repl *R, const char *name) {
+  int p = board_pool_index(DEF(R), name);
+  if (p < 0) fail(R, "this rule pack has no pool '%s'", name);
+  return p;
+}
+
+static int pile_of(repl *R, const char *name) {
+  int p = board_pile_index(DEF(R), name);
+  if (p < 0) fail(R, "this rule pack has no pile '%s'", name);
+  return p;
+}
+
+static unsigned char *ST(repl *R) { return R->g->v.st; }
+static const board_layout *LAY(repl *R) { return R->g->L; }
+
+/* ---- the game's execution ------------------------------------------------ */
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* A bot's answer: random, or passive (decline optional uses, otherwise the
+ * legal answer with the fewest parameters, first in order). */
+static bool bot_choice(repl *R, mt_choice *out) {
+  static mt_choice buf[4096];
+  size_t n = mt_legal(R->g, buf, 4096);
+  if (n == 0) return false;
+  if (n > 4096) n = 4096;
+  const mt_decision *d = mt_pending(R->g);
+  if (R->bots == 1) {
+    if (d->kind == MT_DEC_YESNO) {
+      *out = (mt_choice){.action = -1, .value = 0};
+      return true;
+    }
+    size_t best = 0;
+    for (size_t i = 1; i < n; i++)
+      if (buf[i].nargs < buf[best].nargs) best = i;
+    *out = buf[best];
+    return true;
+  }
+  *out = buf[splitmix(&R->bot_rng) % n];
+  return true;
+}
+
+/* Continues the game: bots answer every decision until STOP says so.
+ * MODE 0: to the next decision (or pause/end); 1: until the VM pauses or ends. */
+static int advance(repl *R, int mode) {
+  int st = mt_status(R->g);
+  int guard = 0;
+  if (st == MT_PAUSED || st == VM_IDLE) st = vm_run(&R->g->v);
+  while (st == MT_WAITING && mode == 1 && guard++ < 1000000) {
+    mt_choice c;
+    if (!bot_choice(R, &c)) return fail(R, "%s has no legal answer to '%s' (rule %s)", mt_pending(R->g)->faction,
+                                        mt_pending(R->g)->prompt, mt_pending(R->g)->rule);
+    char text[512];
+    mt_choice_format(R->g, &c, text, sizeof text);
+    const mt_decision *d = mt_pending(R->g);
+    sb_printf(&R->log, "  %s%s -> %s\n", d->faction, d->secret ? " (secret)" : "", text);
+    mt_explain why;
+    st = mt_apply(R->g, &c, &why);
+    if (st < 0) return fail(R, "a bot's answer was refused: %s", why.text);
+  }
+  if (st == MT_FAILED) return fail(R, "%s", mt_error(R->g));
+  return 0;
+}
+
+/* Restarts the game's VM positioned at the start of phase rule PH in the
+ * current turn: the game rule runs with every other phase skipped. */
+static int seek_phase(repl *R, int ph) {
+  vm_state *vs = R->g->v.vs;
+  const program *p = &R->r->prog;
+  vm_reset_stops(vs);
+  vs->seek_phase = ph;
+  vs->seek_turn = p->turn_var >= 0 ? board_var_get(LAY(R), ST(R), p->vars[p->turn_var].board_var, 0, 0) : 0;
+  if (vs->seek_turn < 1) vs->seek_turn = 1; /* before the first turn: the first turn */
+  vs->stop_phase_end = -1;
+  int st = vm_start(&R->g->v);
+  (void)st;
+  if (mt_status(R->g) == MT_FAILED) return fail(R, "%s", mt_error(R->g));
+  if (vs->seek_phase >= 0) return fail(R, "the game never reaches phase %s in this turn", p->rules[ph].id);
+  return 0;
+}
+
+/* ---- commands ------------------------------------------------------------------ */
+
+static int load_rules(repl *R) {
+  mt_load L = {0};
+  L.components = R->components;
+  L.variants = R->variants;
+  L.nvariants = R->nvariants;
+  L.advanced = R->advanced;
+  L.message = message;
+  L.message_ud = R;
+  mt_rules_free(R->r);
+  R->r = mt_rules_load(&L);
+  if (!R->r) return fail(R, "the rule set does not compile");
+  return 0;
+}
+
+static int cmd_new(repl *R, int argc, char **argv) {
+  const char *fac[BOARD_MAX_FACTIONS];
+  int nf = 0;
+  char facbuf[512] = "";
+  long long seed = 1, turns = -1;
+  int advanced = 0;
+  bool reload = !R->r;
+  for (int i = 1; i < argc; i++) {
+    char *eq = strchr(argv[i], '=');
+    if (!eq) return fail(R, "new takes key=value arguments (factions=, ruleset=, variants=, seed=, turns=)");
+    *eq = 0;
+    const char *k = argv[i], *v = eq + 1;
+    if (!strcmp(k, "factions")) snprintf(facbuf, sizeof facbuf, "%s", v);
+    else if (!strcmp(k, "ruleset")) {
+      if (strcmp(v, "basic") && strcmp(v, "advanced")) return fail(R, "ruleset is basic or advanced");
+      advanced = !strcmp(v, "advanced");
+    } else if (!strcmp(k, "variants")) {
+      snprintf(R->varbuf, sizeof R->varbuf, "%s", v);
+      R->nvariants = 0;
+      for (char *t = strtok(R->varbuf, ","); t && R->nvariants < 32; t = strtok(NULL, ",")) R->variants[R->nvariants++] = t;
+      reload = true;
+    } else if (!strcmp(k, "seed")) {
+      if (!parse_int(v, &seed) || seed < 0) return fail(R, "seed must be a number");
+    } else if (!strcmp(k, "turns")) {
+      if (!parse_int(v, &turns) || turns < 1) return fail(R, "turns must be a positive number");
+    } else {
+      return fail(R, "unknown setting '%s' (factions, ruleset, variants, seed, turns)", k);
+    }
+  }
+  if (advanced != R->advanced) reload = true;
+  R->advanced = advanced;
+  mt_game_free(R->g);
+  R->g = NULL;
+  if (reload && load_rules(R) < 0) return -1;
+  for (char *t = strtok(facbuf, ","); t && nf < BOARD_MAX_FACTIONS; t = strtok(NULL, ",")) {
+    int f;
+    if (need_faction(R, t, &f) < 0) return -1;
+    fac[nf++] = DEF(R)->factions[f].id;
+  }
+  char err[256];
+  R->g = mt_game_new(R->r, nf ? fac : NULL, nf, (uint64_t)seed, err, sizeof err);
+  if (!R->g) return fail(R, "%s", err);
+  mt_game_set_log(R->g, narrate, R);
+  R->bot_rng = (uint64_t)seed ^ 0x626f74ull;
+  if (turns > 0) {
+    const program *p = &R->r->prog;
+    for (int i = 0; i < p->nvars; i++)
+      if (!strcmp(p->vars[i].name, "game_length"))
+        board_var_set(LAY(R), ST(R), p->vars[i].board_var, 0, 0, (int32_t)turns);
+  }
+  say(R, "new game: %d factions, seed %lld", R->g->L->nf, seed);
+  return 0;
+}
+
+static int pool_count(repl *R, int pool, int gf, int kind) {
+  int loc = board_loc_pool(LAY(R), pool, gf);
+  if (kind >= 0) return board_tokens(LAY(R), ST(R), loc, gf, kind);
+  int n = 0;
+  for (int k = 0; k < DEF(R)->nkinds; k++) n += board_tokens(LAY(R), ST(R), loc, gf, k);
+  return n;
+}
+
+/* Moves N tokens of KIND into location TO, taking from FROM1 then FROM2. */
+static int fetch(repl *R, int gf, int kind, int n, int to, int from1, int from2) {
+  const board_layout *L = LAY(R);
+  int a = board_tokens(L, ST(R), from1, gf, kind);
+  int b = from2 >= 0 ? board_tokens(L, ST(R), from2, gf, kind) : 0;
+  if (a + b < n) return fail(R, "only %d %s tokens are available (reserves and tanks)", a + b, DEF(R)->kinds[kind]);
+  int x = a < n ? a : n;
+  if (x) board_move_tokens(L, ST(R), gf, kind, from1, to, x);
+  if (n - x) board_move_tokens(L, ST(R), gf, kind, from2, to, n - x);
+  return 0;
+}
+
+static int kind_arg(repl *R, int f, char **w, int *argc, int at) {
+  if (*argc > at) {
+    int k = board_kind_index(DEF(R), w[at]);
+    if (k >= 0) {
+      for (int i = at; i < *argc - 1; i++) w[i] = w[i + 1];
+      (*argc)--;
+      return k;
+    }
+  }
+  return DEF(R)->factions[f].default_kind;
+}
+
+static int cmd_put(repl *R, int argc, char **argv) {
+  int f, a, sec;
+  long long n;
+  if (argc < 4) return fail(R, "usage: put FACTION N [KIND] TERRITORY [SECTOR]");
+  if (need_faction(R, argv[1], &f) < 0) return -1;
+  if (!parse_int(argv[2], &n) || n < 0) return fail(R, "'%s' is not a count", argv[2]);
+  int kind = kind_arg(R, f, argv, &argc, 3);
+  if (argc < 4) return fail(R, "usage: put FACTION N [KIND] TERRITORY [SECTOR]");
+  if (need_area(R, argv[3], &a) < 0 || section_arg(R, a, argc > 4 ? argv[4] : NULL, &sec) < 0) return -1;
+  int gf = R->g->L->game_faction[f];
+  if (gf < 0) return fail(R, "%s is not in this game", argv[1]);
+  int res = pool_of(R, "reserves");
+  if (res < 0) return -1;
+  int tanks = board_pool_index(DEF(R), "tanks"); /* optional */
+  if (fetch(R, gf, kind, (int)n, sec, board_loc_pool(LAY(R), res, gf), tanks >= 0 ? board_loc_pool(LAY(R), tanks, gf) : -1) < 0)
+    return -1;
+  char name[128];
+  say(R, "%s: %lld %s in %s", DEF(R)->factions[f].id, n, DEF(R)->kinds[kind],
+      board_section_name(DEF(R), sec, name, sizeof name));
+  return 0;
+}
+
+static int cmd_clear(repl *R, int argc, char **argv) {
+  if (argc != 2) return fail(R, "usage: clear FACTION|all");
+  int res = pool_of(R, "reserves");
+  if (res < 0) return -1;
+  for (int gf = 0; gf < LAY(R)->nf; gf++) {
+    int f = LAY(R)->faction[gf];
+    if (strcmp(argv[1], "all") && faction_id(R, argv[1]) != f) continue;
+    for (int s = 0; s < DEF(R)->nsections; s++)
+      for (int k = 0; k < DEF(R)->nkinds; k++) {
+        int n = board_tokens(LAY(R), ST(R), s, gf, k);
+        if (n > 0) board_move_tokens(LAY(R), ST(R), gf, k, s, board_loc_pool(LAY(R), res, gf), n);
+      }
+  }
+  if (strcmp(argv[1], "all")) {
+    int f;
+    if (need_faction(R, argv[1], &f) < 0) return -1;
+  }
+  say(R, "cleared %s", argv[1]);
+  return 0;
+}
+
+/* tanks/reserves F N [KIND]: set that pool to N, balancing with the other. */
+static int cmd_pool(repl *R, int argc, char **argv) {
+  int f;
+  long long n;
+  if (argc < 3) return fail(R, "usage: %s FACTION N [KIND]", argv[0]);
+  if (need_faction(R, argv[1], &f) < 0) return -1;
+  if (!parse_int(argv[2], &n) || n < 0) return fail(R, "'%s' is not a count", argv[2]);
+  int kind = kind_arg(R, f, argv, &argc, 3);
+  int gf = LAY(R)->game_faction[f];
+  if (gf < 0) return fail(R, "%s is not in this game", argv[1]);
+  int res = pool_of(R, "reserves"), tanks = pool_of(R, "tanks");
+  if (res < 0 || tanks < 0) return -1;
+  int me = !strcmp(argv[0], "tanks") ? tanks : res, other = me == tanks ? res : tanks;
+  int lme = board_loc_pool(LAY(R), me, gf), lot = board_loc_pool(LAY(R), other, gf);
+  int have = board_tokens(LAY(R), ST(R), lme, gf, kind);
+  if (have < n) {
+    if (fetch(R, gf, kind, (int)n - have, lme, lot, -1) < 0) return -1;
+  } else if (have > n) {
+    board_move_tokens(LAY(R), ST(R), gf, kind, lme, lot, have - (int)n);
+  }
+  say(R, "%s: %lld %s in %s", DEF(R)->factions[f].id, n, DEF(R)->kinds[kind], argv[0]);
+  return 0;
+}
+
+static int set_var(repl *R, const char *name, int index, int32_t v) {
+  int k = var_of(R, name);
+  if (k < 0) return -1;
+  if (board_var_set(LAY(R), ST(R), k, index, 0, v) != BOARD_OK) return fail(R, "%s cannot be %d", name, v);
+  return 0;
+}
+
+static int32_t get_var(repl *R, const char *name, int index) {
+  int k = var_of(R, name);
+  return k < 0 ? 0 : board_var_get(LAY(R), ST(R), k, index, 0);
+}
+
+/* spice F N (behind the shield) or spice TERRITORY N [SECTOR] (on the map);
+ * the difference comes from or goes to the bank, so spice stays conserved. */
+static int cmd_spice(repl *R, int argc, char **argv) {
+  long long n;
+  if (argc < 3 || !parse_int(argv[2], &n) || n < 0) return fail(R, "usage: spice FACTION|TERRITORY N [SECTOR]");
+  int f = faction_id(R, argv[1]);
+  int32_t before;
+  if (f >= 0) {
+    int gf = LAY(R)->game_faction[f];
+    if (gf < 0) return fail(R, "%s is not in this game", argv[1]);
+    before = get_var(R, "spice", gf);
+    if (set_var(R, "spice", gf, (int32_t)n) < 0) return -1;
+  } else {
+    int a, sec;
+    if (board_area_index(DEF(R), argv[1]) < 0) {
+      const char *c[BOARD_MAX_AREAS + BOARD_MAX_FACTIONS];
+      size_t k = 0;
+      for (int i = 0; i < DEF(R)->nareas; i++) c[k++] = DEF(R)->areas[i].id;
+      for (int i = 0; i < DEF(R)->nfactions && k < sizeof c / sizeof *c; i++) c[k++] = DEF(R)->factions[i].id;
+      return suggest_fail(R, "faction or territory", argv[1], c, k);
+    }
+    if (need_area(R, argv[1], &a) < 0 || section_arg(R, a, argc > 3 ? argv[3] : NULL, &sec) < 0) return -1;
+    before = get_var(R, "board_spice", sec);
+    if (set_var(R, "board_spice", sec, (int32_t)n) < 0) return -1;
+  }
+  int b = var_of(R, "bank");
+  if (b >= 0) board_var_set(LAY(R), ST(R), b, 0, 0, board_var_get(LAY(R), ST(R), b, 0, 0) - ((int32_t)n - before));
+  say(R, "spice of %s: %lld", argv[1], n);
+  return 0;
+}
+
+static int move_card_to(repl *R, int card, int pile_slot, int pos) {
+  if (board_card_move(LAY(R), ST(R), card, pile_slot, pos) != BOARD_OK)
+    return fail(R, "%s cannot go there", DEF(R)->cards[card].id);
+  return 0;
+}
+
+/* Finds instance K of card id C not already in DONE. */
+static int next_card(repl *R, const char *w, const bool *taken) {
+  int c = board_card_index(DEF(R), w);
+  if (c < 0) return -1;
+  for (int i = c; i < DEF(R)->ncards && !strcmp(DEF(R)->cards[i].id, DEF(R)->cards[c].id); i++)
+    if (!taken[i]) return i;
+  return c;
+}
+
+static int cmd_give(repl *R, int argc, char **argv, bool exact) {
+  int f;
+  if (argc < 2) return fail(R, "usage: %s FACTION CARD...", argv[0]);
+  if (need_faction(R, argv[1], &f) < 0) return -1;
+  int gf = LAY(R)->game_faction[f];
+  if (gf < 0) return fail(R, "%s is not in this game", argv[1]);
+  int hand = pile_of(R, "hand");
+  if (hand < 0) return -1;
+  int slot = board_pile_slot(LAY(R), hand, gf);
+  for (int i = 2; i < argc; i++) {
+    int c;
+    if (need_card(R, argv[i], &c) < 0) return -1;
+  }
+  if (exact) /* the old hand goes back on top of its decks */
+    while (board_pile_count(LAY(R), ST(R), slot) > 0) {
+      int c = board_pile_top(LAY(R), ST(R), slot);
+      move_card_to(R, c, board_pile_slot(LAY(R), DEF(R)->decks[DEF(R)->cards[c].deck].pile, -1), -1);
+    }
+  bool *taken = mt_calloc((size_t)DEF(R)->ncards + 1, 1);
+  for (int i = 2; i < argc; i++) {
+    int c = next_card(R, argv[i], taken);
+    taken[c] = true;
+    if (move_card_to(R, c, slot, -1) < 0) {
+      mt_free(taken);
+      return -1;
+    }
+  }
+  mt_free(taken);
+  say(R, "%s holds %d cards", DEF(R)->factions[f].id, board_pile_count(LAY(R), ST(R), slot));
+  return 0;
+}
+
+/* stack PILE CARD... (first named is drawn first) / discard spice CARD... (last on top) */
+static int cmd_stack(repl *R, int argc, char **argv, bool discard) {
+  if (argc < 3) return fail(R, "usage: %s spice|treachery|storm CARD...", argv[0]);
+  char pname[64];
+  snprintf(pname, sizeof pname, "%s_%s", argv[1], discard ? "discard" : "deck");
+  int pile = pile_of(R, pname);
+  if (pile < 0) return -1;
+  int slot = board_pile_slot(LAY(R), pile, -1);
+  bool *taken = mt_calloc((size_t)DEF(R)->ncards + 1, 1);
+  int cards[256];
+  int n = 0;
+  for (int i = 2; i < argc && n < 256; i++) {
+    long long v;
+    int c = -1;
+    if (!strcmp(argv[1], "storm") && parse_int(argv[i], &v)) {
+      int at = board_card_attr_index(DEF(R), "value");
+      for (int k = 0; k < DEF(R)->ncards && at >= 0; k++)
+        if (!taken[k] && DEF(R)->decks[DEF(R)->cards[k].deck].pile == pile && DEF(R)->cards[k].attrs[at] == v) c = k;
+      if (c < 0) {
+        mt_free(taken);
+        return fail(R, "no storm card with value %lld", v);
+      }
+    } else {
+      if (need_card(R, argv[i], &c) < 0) {
+        mt_free(taken);
+        return -1;
+      }
+      c = next_card(R, argv[i], taken);
+    }
+    taken[c] = true;
+    cards[n++] = c;
+  }
+  mt_free(taken);
+  if (discard)
+    for (int i = 0; i < n; i++) move_card_to(R, cards[i], slot, -1);
+  else
+    for (int i = n - 1; i >= 0; i--) move_card_to(R, cards[i], slot, -1);
+  say(R, "%s: %d cards placed", pname, n);
+  return 0;
+}
+
+static int cmd_setmarker(repl *R, int argc, char **argv) {
+  long long n;
+  if (argc != 2 || !parse_int(argv[1], &n)) return fail(R, "usage: %s N", argv[0]);
+  if (!strcmp(argv[0], "storm") && (n < 0 || n >= DEF(R)->nsectors))
+    return fail(R, "the storm is in a sector 0..%d", DEF(R)->nsectors - 1);
+  if (set_var(R, argv[0], 0, (int32_t)n) < 0) return -1;
+  say(R, "%s: %lld", argv[0], n);
+  return 0;
+}
+
+static int cmd_ally(repl *R, int argc, char **argv) {
+  int a, b;
+  if (!strcmp(argv[0], "unally")) {
+    if (argc != 2 || need_faction(R, argv[1], &a) < 0) return fail(R, "usage: unally FACTION");
+    int ga = LAY(R)->game_faction[a];
+    if (ga < 0) return fail(R, "%s is not in this game", argv[1]);
+    int old = get_var(R, "ally", ga);
+    if (old >= 0 && LAY(R)->game_faction[old] >= 0) set_var(R, "ally", LAY(R)->game_faction[old], -1);
+    if (set_var(R, "ally", ga, -1) < 0) return -1;
+    say(R, "%s has no ally", argv[1]);
+    return 0;
+  }
+  if (argc != 3 || need_faction(R, argv[1], &a) < 0 || need_faction(R, argv[2], &b) < 0)
+    return fail(R, "usage: ally FACTION FACTION");
+  int ga = LAY(R)->game_faction[a], gb = LAY(R)->game_faction[b];
+  if (ga < 0 || gb < 0 || a == b) return fail(R, "both factions must be in the game, and different");
+  if (set_var(R, "ally", ga, b) < 0 || set_var(R, "ally", gb, a) < 0) return -1;
+  say(R, "%s and %s are allied", DEF(R)->factions[a].id, DEF(R)->factions[b].id);
+  return 0;
+}
+
+static int find_phase(repl *R, const char *w) {
+  const program *p = &R->r->prog;
+  int k = sema_find_rule(p, w);
+  char alt[128];
+  snprintf(alt, sizeof alt, "%s_phase", w);
+  for (int i = 0; i < p->nrules && k < 0; i++)
+    if (p->rules[i].form == RF_PHASE && p->rules[i].name && (!strcmp(p->rules[i].name, w) || !strcmp(p->rules[i].name, alt)))
+      k = i;
+  if (k < 0 || p->rules[k].form != RF_PHASE) {
+    const char *c[64];
+    size_t n = 0;
+    for (int i = 0; i < p->nrules && n < 64; i++)
+      if (p->rules[i].form == RF_PHASE && p->rules[i].name) c[n++] = p->rules[i].name;
+    suggest_fail(R, "phase", w, c, n);
+    return -1;
+  }
+  return k;
+}
+
+static int cmd_phase(repl *R, int argc, char **argv) {
+  if (argc != 2) return fail(R, "usage: phase ID (a phase name or rule number)");
+  int k = find_phase(R, argv[1]);
+  if (k < 0) return -1;
+  if (seek_phase(R, k) < 0) return -1;
+  say(R, "at the start of %s %s", R->r->prog.rules[k].id, R->r->prog.rules[k].title);
+  return 0;
+}
+
+static void describe_pending(repl *R) {
+  const mt_decision *d = mt_pending(R->g);
+  if (!d) {
+    int st = mt_status(R->g);
+    say(R, "%s", st == MT_FINISHED ? "the game is over" : st == MT_PAUSED ? "paused" : "no decision pending");
+    return;
+  }
+  say(R, "%s decides: %s (rule %s)%s", d->faction, d->prompt, d->rule, d->secret ? " [secret]" : "");
+}
+
+static int cmd_run(repl *R, int argc, char **argv) {
+  const char *what = argc > 1 ? argv[1] : "step";
+  vm_state *vs = R->g->v.vs;
+  int st = mt_status(R->g);
+  if (st == MT_FINISHED) return fail(R, "the game is over");
+  if (st == VM_IDLE && strcmp(what, "game") && strcmp(what, "turn"))
+    return fail(R, "the game has not started: use 'phase ID' to position it, or 'run game'");
+  if (!strcmp(what, "step")) {
+    if (st == MT_WAITING) {
+      mt_choice c;
+      if (!bot_choice(R, &c)) return fail(R, "no legal answer");
+      mt_explain why;
+      if (mt_apply(R->g, &c, &why) < 0) return fail(R, "%s", why.text);
+    } else if (advance(R, 0) < 0) {
+      return -1;
+    }
+  } else if (!strcmp(what, "phase")) {
+    vs->stop_phase_end = vs->phase_rule;
+    if (vs->phase_rule < 0 && st == MT_PAUSED && vs->nframes > 0) {
+      /* paused just before a phase begins: run that whole phase */
+      uint32_t pc = (uint32_t)vs->frames[vs->nframes - 1].pc;
+      const program *p = &R->r->prog;
+      if (pc < p->ncode && p->code[pc] == OP_PHASE_BEGIN) memcpy(&vs->stop_phase_end, p->code + pc + 1, 4);
+    }
+    if (st == VM_IDLE) vm_start(&R->g->v);
+    if (advance(R, 1) < 0) return -1;
+  } else if (!strcmp(what, "turn")) {
+    const program *p = &R->r->prog;
+    vs->stop_turn = p->turn_var >= 0 ? board_var_get(LAY(R), ST(R), p->vars[p->turn_var].board_var, 0, 0) : -1;
+    if (st == VM_IDLE) vm_start(&R->g->v);
+    if (advance(R, 1) < 0) return -1;
+  } else if (!strcmp(what, "game")) {
+    vs->stop_phase_end = -1;
+    vs->stop_turn = -1;
+    if (st == VM_IDLE) {
+      if (mt_start(R->g) == MT_FAILED) return fail(R, "%s", mt_error(R->g));
+    }
+    if (advance(R, 1) < 0) return -1;
+  } else {
+    return fail(R, "usage: run [step|phase|turn|game]");
+  }
+  describe_pending(R);
+  return 0;
+}
+
+static int cmd_legal(repl *R) {
+  if (!mt_pending(R->g)) return fail(R, "no decision is pending");
+  static mt_choice buf[4096];
+  size_t n = mt_legal(R->g, buf, 4096);
+  describe_pending(R);
+  say(R, "\n%zu legal answer%s", n, n == 1 ? "" : "s");
+  sb_puts(&R->jextra, ",\"choices\":[");
+  for (size_t i = 0; i < n && i < 4096; i++) {
+    char text[512];
+    mt_choice_format(R->g, &buf[i], text, sizeof text);
+    if (i < 200) say(R, "\n  %s", text);
+    sb_printf(&R->jextra, "%s", i ? "," : "");
+    sb_json_str(&R->jextra, text);
+  }
+  if (n > 200) say(R, "\n  ... (%zu more)", n - 200);
+  sb_printf(&R->jextra, "],\"count\":%zu", n);
+  return 0;
+}
+
+static int cmd_do(repl *R, const char *rest) {
+  if (!mt_pending(R->g)) return fail(R, "no decision is pending");
+  mt_choice c;
+  char err[256];
+  if (mt_choice_parse(R->g, rest, &c, err, sizeof err) < 0) return fail(R, "%s", err);
+  mt_explain why;
+  int st = mt_apply(R->g, &c, &why);
+  if (st < 0) {
+    for (int i = 0; i < why.nreasons; i++) R->refused_rules[R->nrefused++] = why.rule[i];
+    return fail(R, "refused: %s", why.text);
+  }
+  if (st == MT_FAILED) return fail(R, "%s", mt_error(R->g));
+  say(R, "done: %s; ", rest);
+  describe_pending(R);
+  return 0;
+}
+
+static void show_faction(repl *R, int f, bool json) {
+  const board_def *def = DEF(R);
+  const board_layout *L = LAY(R);
+  int gf = L->game_faction[f];
+  if (gf < 0) {
+    say(R, "%s is not in this game", def->factions[f].id);
+    return;
+  }
+  int res = board_pool_index(def, "reserves"), tanks = board_pool_index(def, "tanks");
+  int32_t spice = board_var_index(def, "spice") >= 0 ? get_var(R, "spice", gf) : 0;
+  int ally = board_var_index(def, "ally") >= 0 ? get_var(R, "ally", gf) : -1;
+  int nres = res >= 0 ? pool_count(R, res, gf, -1) : 0, ntanks = tanks >= 0 ? pool_count(R, tanks, gf, -1) : 0;
+  say(R, "%s: spice %d, reserves %d, tanks %d, ally %s\n  forces:", def->factions[f].id, spice, nres, ntanks,
+      ally >= 0 ? def->factions[ally].id : "none");
+  if (json)
+    sb_printf(&R->jextra, ",\"faction\":\"%s\",\"spice\":%d,\"reserves\":%d,\"tanks\":%d,\"ally\":%s%s%s,\"forces\":{",
+              def->factions[f].id, spice, nres, ntanks, ally >= 0 ? "\"" : "", ally >= 0 ? def->factions[ally].id : "null",
+              ally >= 0 ? "\"" : "");
+  int first = 1;
+  for (int a = 0; a < def->nareas; a++) {
+    int n = board_tokens_in_area(L, ST(R), a, gf, 0);
+    if (!n) continue;
+    say(R, " %s %d", def->areas[a].id, n);
+    if (json) sb_printf(&R->jextra, "%s\"%s\":%d", first ? "" : ",", def->areas[a].id, n);
+    first = 0;
+  }
+  if (json) sb_puts(&R->jextra, "},\"hand\":[");
+  int hand = board_pile_index(def, "hand");
+  say(R, "\n  hand:");
+  if (hand >= 0) {
+    int slot = board_pile_slot(L, hand, gf);
+    for (int i = 0; i < board_pile_count(L, ST(R), slot); i++) {
+      int c = board_pile_card(L, ST(R), slot, i);
+      say(R, " %s", def->cards[c].id);
+      if (json) sb_printf(&R->jextra, "%s\"%s\"", i ? "," : "", def->cards[c].id);
+    }
+  }
+  if (json) sb_puts(&R->jextra, "],\"leaders\":{");
+  say(R, "\n  leaders:");
+  const board_faction *bf = &def->factions[f];
+  for (int i = 0; i < bf->nleaders; i++) {
+    int l = bf->first_leader + i;
+    board_leader_state ls = board_leader_get(L, ST(R), l);
+    const char *stname = ls.status >= 0 && ls.status < def->nleader_status ? def->leader_status[ls.status] : "?";
+    say(R, " %s (%s)", def->leaders[l].id, stname);
+    if (json) sb_printf(&R->jextra, "%s\"%s\":\"%s\"", i ? "," : "", def->leaders[l].id, stname);
+  }
+  if (json) sb_puts(&R->jextra, "}");
+}
+
+static void show_territory(repl *R, int a, bool json) {
+  const board_def *def = DEF(R);
+  const board_layout *L = LAY(R);
+  say(R, "%s (%s):", def->areas[a].id, def->areas[a].name);
+  if (json) sb_printf(&R->jextra, ",\"territory\":\"%s\",\"forces\":{", def->areas[a].id);
+  int first = 1;
+  for (int gf = 0; gf < L->nf; gf++) {
+    int n = board_tokens_in_area(L, ST(R), a, gf, 0);
+    if (!n) continue;
+    say(R, " %s %d", def->factions[L->faction[gf]].id, n);
+    if (json) sb_printf(&R->jextra, "%s\"%s\":%d", first ? "" : ",", def->factions[L->faction[gf]].id, n);
+    first = 0;
+  }
+  int sv = board_var_index(def, "board_spice");
+  int32_t spice = sv >= 0 ? board_var_area_total(L, ST(R), sv, a) : 0;
+  say(R, "; spice %d", spice);
+  if (json) sb_printf(&R->jextra, "},\"spice\":%d", spice);
+}
+
+static int cmd_show(repl *R, int argc, char **argv) {
+  if (argc >= 3 && !strcmp(argv[1], "faction")) {
+    int f;
+    if (need_faction(R, argv[2], &f) < 0) return -1;
+    show_faction(R, f, true);
+    return 0;
+  }
+  if (argc >= 3 && !strcmp(argv[1], "territory")) {
+    int a;
+    if (need_area(R, argv[2], &a) < 0) return -1;
+    show_territory(R, a, true);
+    return 0;
+  }
+  if (argc >= 2 && strcmp(argv[1], "state")) return fail(R, "usage: show [state|faction F|territory T]");
+  const program *p = &R->r->prog;
+  int turn = p->turn_var >= 0 ? board_var_get(LAY(R), ST(R), p->vars[p->turn_var].board_var, 0, 0) : 0;
+  int storm = board_var_index(DEF(R), "storm") >= 0 ? get_var(R, "storm", 0) : -1;
+  int ph = R->g->v.vs->phase_rule;
+  say(R, "turn %d, storm in sector %d, phase %s; ", turn, storm, ph >= 0 ? p->rules[ph].id : "-");
+  sb_printf(&R->jextra, ",\"turn\":%d,\"storm\":%d,\"hash\":\"%016llx\"", turn, storm, (unsigned long long)mt_hash(R->g));
+  describe_pending(R);
+  for (int gf = 0; gf < LAY(R)->nf; gf++) {
+    say(R, "\n");
+    show_faction(R, LAY(R)->faction[gf], false);
+  }
+  return 0;
+}
+
+/* Who wins if the victory phase of this turn were resolved now: run that
+ * phase on a copy of the game with passive bots and read `winners`. */
+static int cmd_winner(repl *R) {
+  const program *p = &R->r->prog;
+  int k = -1;
+  for (int i = 0; i < p->nrules; i++)
+    if (p->rules[i].form == RF_PHASE && p->rules[i].name && !strcmp(p->rules[i].name, "mentat_pause_phase")) k = i;
+  if (k < 0) return fail(R, "this rule pack has no mentat_pause_phase to decide victory");
+  int wv = -1, vv = -1;
+  for (int i = 0; i < p->nvars; i++) {
+    if (!strcmp(p->vars[i].name, "winners")) wv = i;
+    if (!strcmp(p->vars[i].name, "victory")) vv = i;
+  }
+  if (wv < 0) return fail(R, "this rule pack has no 'winners' variable");
+  mt_game *saved = R->g;
+  R->g = mt_clone(saved);
+  int saved_bots = R->bots;
+  R->bots = 1;
+  strbuf log = R->log;
+  R->log = (strbuf){0};
+  mt_game_set_log(R->g, narrate, R);
+  int rc = seek_phase(R, k);
+  if (rc == 0) {
+    R->g->v.vs->stop_phase_end = k;
+    rc = advance(R, 1);
+  }
+  int64_t winners = 0, victory = -1;
+  if (rc == 0) {
+    const var_rec *w = &p->vars[wv];
+    winners = (uint32_t)board_var_get(LAY(R), ST(R), w->board_var, 0, 0);
+    if (w->width == 2) winners |= (int64_t)((uint64_t)(uint32_t)board_var_get(LAY(R), ST(R), w->board_var, 0, 1) << 32);
+    if (vv >= 0) victory = board_var_get(LAY(R), ST(R), p->vars[vv].board_var, 0, 0);
+  }
+  sb_free(&R->log);
+  R->log = log;
+  mt_game_free(R->g);
+  R->g = saved;
+  R->bots = saved_bots;
+  if (rc < 0) return -1;
+  strbuf names = {0};
+  sb_puts(&R->jextra, ",\"winners\":[");
+  int n = 0;
+  for (int f = 0; f < 64; f++)
+    if ((uint64_t)winners >> f & 1u) {
+      sb_printf(&names, "%s%s", n ? ", " : "", DEF(R)->factions[f].id);
+      sb_printf(&R->jextra, "%s\"%s\"", n++ ? "," : "", DEF(R)->factions[f].id);
+    }
+  sb_puts(&R->jextra, "]");
+  if (victory >= 0 && victory < p->nrules) {
+    sb_printf(&R->jextra, ",\"rules\":[\"%s\"]", p->rules[victory].id);
+    say(R, "winners: %s — %s (%s)", n ? names.s : "none", p->rules[victory].id, p->rules[victory].title);
+  } else {
+    sb_puts(&R->jextra, ",\"rules\":[]");
+    say(R, "winners: %s", n ? names.s : "none");
+  }
+  sb_free(&names);
+  return 0;
+}
+
+static int cmd_eval(repl *R, const char *rest, bool check) {
+  int64_t v;
+  int ty;
+  strbuf err = {0};
+  if (!game_eval(R->g, rest, &v, &ty, &err)) {
+    fail(R, "%s", err.s ? err.s : "cannot evaluate");
+    sb_free(&err);
+    return -1;
+  }
+  sb_free(&err);
+  if (check) {
+    if (ty != TY_BOOL) return fail(R, "check needs a true/false expression");
+    if (!v) {
+      R->failures++;
+      return fail(R, "check failed: %s", rest);
+    }
+    say(R, "check passed");
+    return 0;
+  }
+  strbuf b = {0};
+  vm_format_value(&R->g->v, ty, v, &b);
+  say(R, "%s", b.s);
+  sb_puts(&R->jextra, ",\"value\":");
+  sb_json_str(&R->jextra, b.s);
+  sb_free(&b);
+  return 0;
+}
+
+/* Expectations about the previous command. */
+static int cmd_expect(repl *R, int argc, char **argv, const char *rest, int prev_ok) {
+  if (argc < 2) return fail(R, "usage: expect ok|error|refused RULE...|output TEXT");
+  bool pass;
+  if (!strcmp(argv[1], "ok")) pass = prev_ok;
+  else if (!strcmp(argv[1], "error")) pass = !prev_ok;
+  else if (!strcmp(argv[1], "refused")) {
+    pass = !prev_ok && R->nrefused > 0;
+    for (int i = 2; i < argc && pass; i++) {
+      bool found = false;
+      for (int k = 0; k < R->nrefused; k++) found |= !strcmp(R->refused_rules[k], argv[i]);
+      pass = found;
+    }
+  } else if (!strcmp(argv[1], "output")) {
+    const char *t = strstr(rest, "output") + 6;
+    while (*t == ' ') t++;
+    pass = strstr(R->last_output, t) != NULL;
+  } else {
+    return fail(R, "usage: expect ok|error|refused RULE...|output TEXT");
+  }
+  if (!pass) {
+    R->failures++;
+    return fail(R, "expectation failed: %s (previous output: %s)", rest, R->last_output);
+  }
+  say(R, "expectation met");
+  return 0;
+}
+
+static int dispatch(repl *R, char *line, int prev_ok) {
+  char copy[4096];
+  snprintf(copy, sizeof copy, "%s", line);
+  char *argv[64];
+  int argc = 0;
+  for (char *t = strtok(copy, " \t"); t && argc < 64; t = strtok(NULL, " \t")) argv[argc++] = t;
+  if (!argc) return 0;
+  const char *cmd = argv[0];
+  const char *rest = line + strlen(cmd);
+  while (*rest == ' ' || *rest == '\t') rest++;
+  if (!strcmp(cmd, "expect")) return cmd_expect(R, argc, argv, line, prev_ok);
+  if (!strcmp(cmd, "new")) return cmd_new(R, argc, argv);
+  if (!strcmp(cmd, "bots")) {
+    if (argc != 2 || (strcmp(argv[1], "random") && strcmp(argv[1], "passive"))) return fail(R, "usage: bots random|passive");
+    R->bots = !strcmp(argv[1], "passive");
+    say(R, "bots: %s", argv[1]);
+    return 0;
+  }
+  static const char *const cmds[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "storm", "turn",
+                                     "phase", "ally", "unally", "hand", "discard", "stack", "bots", "show", "legal",
+                                     "do", "run", "winner", "check", "eval", "expect", "help"};
+  bool known = false;
+  for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
+  if (!known) {
+    const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
+    return s ? fail(R, "unknown command '%s' (did you mean '%s'?)", cmd, s) : fail(R, "unknown command '%s'", cmd);
+  }
+  if (!strcmp(cmd, "help")) {
+    say(R, "commands: new clear put tanks reserves spice give hand discard stack storm turn phase ally unally bots "
+           "show legal do run winner check eval expect (see docs/console.md)");
+    return 0;
+  }
+  if (need_game(R) < 0) return -1;
+  if (!strcmp(cmd, "clear")) return cmd_clear(R, argc, argv);
+  if (!strcmp(cmd, "put")) return cmd_put(R, argc, argv);
+  if (!strcmp(cmd, "tanks") || !strcmp(cmd, "reserves")) return cmd_pool(R, argc, argv);
+  if (!strcmp(cmd, "spice")) return cmd_spice(R, argc, argv);
+  if (!strcmp(cmd, "give")) return cmd_give(R, argc, argv, false);
+  if (!strcmp(cmd, "hand")) return cmd_give(R, argc, argv, true);
+  if (!strcmp(cmd, "discard")) return cmd_stack(R, argc, argv, true);
+  if (!strcmp(cmd, "stack")) return cmd_stack(R, argc, argv, false);
+  if (!strcmp(cmd, "storm") || !strcmp(cmd, "turn")) return cmd_setmarker(R, argc, argv);
+  if (!strcmp(cmd, "phase")) return cmd_phase(R, argc, argv);
+  if (!strcmp(cmd, "ally") || !strcmp(cmd, "unally")) return cmd_ally(R, argc, argv);
+  if (!strcmp(cmd, "show")) return cmd_show(R, argc, argv);
+  if (!strcmp(cmd, "legal")) return cmd_legal(R);
+  if (!strcmp(cmd, "do")) return cmd_do(R, rest);
+  if (!strcmp(cmd, "run")) return cmd_run(R, argc, argv);
+  if (!strcmp(cmd, "winner")) return cmd_winner(R);
+  if (!strcmp(cmd, "check")) return cmd_eval(R, rest, true);
+  return cmd_eval(R, rest, false);
+}
+
+static void emit(repl *R, FILE *out) {
+  if (R->json) {
+    strbuf j = {0};
+    sb_printf(&j, "{\"ok\":%s", R->ok ? "true" : "false");
+    if (!R->ok) {
+      sb_puts(&j, ",\"error\":");
+      sb_json_str(&j, R->out.s ? R->out.s : "");
+      sb_puts(&j, ",\"rules\":[");
+      for (int i = 0; i < R->nrefused; i++) sb_printf(&j, "%s\"%s\"", i ? "," : "", R->refused_rules[i]);
+      sb_puts(&j, "]");
+    } else {
+      sb_puts(&j, ",\"text\":");
+      sb_json_str(&j, R->out.s ? R->out.s : "");
+    }
+    if (R->log.n) {
+      sb_puts(&j, ",\"log\":");
+      sb_json_str(&j, R->log.s);
+    }
+    if (R->jextra.s) sb_puts(&j, R->jextra.s);
+    sb_puts(&j, "}\n");
+    fputs(j.s, out);
+    sb_free(&j);
+  } else {
+    if (R->log.n) fputs(R->log.s, out);
+    if (R->out.n) fprintf(out, "%s%s\n", R->ok ? "" : (R->file ? "" : "error: "), R->out.s);
+  }
+}
+
+int repl_main(int argc, char **argv, const char *default_pack) {
+  repl *R = mt_calloc(1, sizeof *R);
+  snprintf(R->components, sizeof R->components, "%s", default_pack);
+  const char *script = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) R->json = true;
+    else if ((!strcmp(argv[i], "--components") || !strcmp(argv[i], "--rules")) && i + 1 < argc)
+      snprintf(R->components, sizeof R->components, "%s", argv[++i]);
+    else if (!strcmp(argv[i], "--variant") && i + 1 < argc && R->nvariants < 32) R->variants[R->nvariants++] = argv[++i];
+    else if (argv[i][0] == '-' && argv[i][1]) {
+      fprintf(stderr, "mentat repl: unknown option '%s'\n", argv[i]);
+      mt_free(R);
+      return 64;
+    } else script = argv[i];
+  }
+  FILE *in = script ? fopen(script, "r") : stdin;
+  if (!in) {
+    fprintf(stderr, "mentat repl: cannot open '%s': %s\n", script, strerror(errno));
+    mt_free(R);
+    return 74;
+  }
+  R->file = script;
+  char line[4096];
+  int prev_ok = 1;
+  while (fgets(line, sizeof line, in)) {
+    R->line++;
+    size_t n = strlen(line);
+    while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
+    char *hash = strchr(line, '#');
+    if (hash) *hash = 0;
+    char *s = line;
+    while (*s == ' ' || *s == '\t') s++;
+    n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) s[--n] = 0;
+    if (!*s) continue;
+    sb_free(&R->out);
+    sb_free(&R->log);
+    sb_free(&R->jextra);
+    R->ok = 1;
+    R->nrefused = 0;
+    bool is_expect = !strncmp(s, "expect", 6);
+    int rc = dispatch(R, s, prev_ok);
+    if (rc < 0 && !is_expect && script) {
+      /* an error in a script is a failure unless the next line expects it */
+      long pos = ftell(in);
+      char next[4096];
+      bool expected = false;
+      while (pos >= 0 && fgets(next, sizeof next, in)) {
+        char *t = next;
+        while (*t == ' ' || *t == '\t') t++;
+        if (*t == '#' || *t == '\n' || !*t) continue;
+        expected = !strncmp(t, "expect error", 12) || !strncmp(t, "expect refused", 14);
+        break;
+      }
+      if (pos >= 0) fseek(in, pos, SEEK_SET);
+      if (!expected) R->errors++;
+    }
+    if (script && !R->json && (rc < 0 || is_expect)) {
+      if (rc < 0) fprintf(stdout, "%s:%d: %s\n", script, R->line, s);
+    }
+    emit(R, stdout);
+    if (!is_expect) {
+      prev_ok = rc == 0;
+      snprintf(R->last_output, sizeof R->last_output, "%s%s", R->log.s ? R->log.s : "", R->out.s ? R->out.s : "");
+    }
+  }
+  if (in != stdin) fclose(in);
+  int failed = R->failures + R->errors;
+  if (script && !R->json) printf("%s: %d failed\n", script, failed);
+  sb_free(&R->out);
+  sb_free(&R->log);
+  sb_free(&R->jextra);
+  mt_game_free(R->g);
+  mt_rules_free(R->r);
+  mt_free(R);
+  return failed ? 1 : 0;
+}
