@@ -25,7 +25,7 @@ TEST_SRCS = $(wildcard tests/unit/test_*.c)
 TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install deps docs docs-check bench play \
+.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install deps docs docs-check bench play scenarios coverage-rules \
         checksymbols golden-update valgrind
 .DELETE_ON_ERROR:
 
@@ -68,7 +68,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes tests/fuzz/replay.c $< $(BUILD)/libmentat.a \
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
-test: all unit golden fuzz-regress doc-examples docs-check
+test: all unit golden fuzz-regress doc-examples docs-check scenarios
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -77,6 +77,17 @@ unit: $(TEST_BINS)
 
 golden: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-golden.sh
+
+scenarios: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-scenarios.sh
+
+# rule numbers of the standard pack that no scenario names in its "# rules:" line
+coverage-rules: $(BUILD)/mentat
+	@$(BUILD)/mentat rules --list | awk '{print $$1}' | sort -u > $(BUILD)/rules.all
+	@cat tests/scenarios/*.mentat 2>/dev/null | sed -n 's/^# rules://p' | tr ' ' '\n' | grep . | sort -u > $(BUILD)/rules.covered
+	@comm -23 $(BUILD)/rules.all $(BUILD)/rules.covered > $(BUILD)/rules.missing
+	@echo "rule coverage: $$(comm -12 $(BUILD)/rules.all $(BUILD)/rules.covered | wc -l) of $$(wc -l < $(BUILD)/rules.all) rules have a scenario"
+	@sed 's/^/  no scenario: /' $(BUILD)/rules.missing
 
 golden-update: $(BUILD)/mentat
 	@BUILD=$(BUILD) UPDATE=1 sh tests/run-golden.sh

@@ -11,6 +11,7 @@
 #include "data.h"
 #include "game.h"
 #include "mentat.h"
+#include "program.h"
 #include "repl.h"
 
 enum { EX_OK = 0, EX_USAGE = 64, EX_DATAERR = 65, EX_SOFTWARE = 70, EX_IOERR = 74 };
@@ -27,6 +28,7 @@ static const char usage[] =
     "  explain --bytecode RULE-ID [pack options] [FILE...]   the same\n"
     "  dump    board|decks|factions [--json] [--rules DIR]   the loaded components\n"
     "  repl    [--json] [--components DIR] [FILE]   the console: commands from FILE or stdin\n"
+    "  rules   --list [--json] [pack options]   every rule: number, title, kind, owner, membership, karama, links\n"
     "\n"
     "pack options:\n"
     "  --components DIR   components (DIR/rules/board.yaml, DIR/rules/decks.yaml, DIR/factions/*.yaml)\n"
@@ -160,6 +162,78 @@ static int cmd_disasm(int argc, char **argv) {
   }
   fputs(text, stdout);
   free(text);
+  mt_rules_free(r);
+  return EX_OK;
+}
+
+static const char *const form_names[] = {"rule", "ability", "value", "action", "phase", "step", "game"};
+
+static const char *karama_name(uint32_t tags) {
+  int w = (tags & TAG_KARAMA_BEFORE ? 1 : 0) | (tags & TAG_KARAMA_AFTER ? 2 : 0);
+  return w == 3 ? "both" : w == 2 ? "after" : w == 1 ? "before" : NULL;
+}
+
+/* `mentat rules --list [--json]`: every rule of the loaded set with its
+ * number, title, kind, owner, membership, karama window and links. */
+static int cmd_rules(int argc, char **argv) {
+  opts o = {0};
+  int list = 0, json = 0;
+  char *rest[64];
+  int nrest = 0;
+  rest[nrest++] = argv[0];
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--list")) list = 1;
+    else if (!strcmp(argv[i], "--json")) json = 1;
+    else if (nrest < 63) rest[nrest++] = argv[i];
+  }
+  if (!list) return fputs("usage: mentat rules --list [--json] [pack options]\n", stderr), EX_USAGE;
+  if (parse_opts(nrest, rest, &o, 0) < 0) return EX_USAGE;
+  int code = EX_OK;
+  mt_rules *r = load(&o, &code);
+  if (!r) return code;
+  const program *p = &r->prog;
+  strbuf b = {0};
+  if (json) sb_puts(&b, "[");
+  for (int i = 0; i < p->nrules; i++) {
+    const rule_rec *rr = &p->rules[i];
+    const char *k = karama_name(rr->tags);
+    const char *mem = rr->tags & TAG_ADVANCED ? "advanced" : "basic";
+    if (json) {
+      sb_printf(&b, "%s\n{\"id\":", i ? "," : "");
+      sb_json_str(&b, rr->id);
+      sb_puts(&b, ",\"title\":");
+      sb_json_str(&b, rr->title ? rr->title : "");
+      sb_printf(&b, ",\"kind\":\"%s\",\"faction\":", form_names[rr->form]);
+      if (rr->faction >= 0) sb_json_str(&b, r->def->factions[rr->faction].id);
+      else sb_puts(&b, "null");
+      sb_puts(&b, ",\"card\":");
+      if (rr->card >= 0) sb_json_str(&b, r->def->cards[rr->card].id);
+      else sb_puts(&b, "null");
+      sb_printf(&b, ",\"advanced\":%s,\"karama\":", rr->tags & TAG_ADVANCED ? "true" : "false");
+      if (k) sb_json_str(&b, k);
+      else sb_puts(&b, "null");
+      sb_printf(&b, ",\"note\":%s,\"alliance\":%s,\"disabled\":%s,\"supersedes\":[", rr->tags & TAG_NOTE ? "true" : "false",
+                rr->tags & TAG_ALLIANCE ? "true" : "false", rr->disabled ? "true" : "false");
+      for (int j = 0; j < rr->nsup; j++) sb_printf(&b, "%s\"%s\"", j ? "," : "", p->rules[rr->sup[j]].id);
+      sb_puts(&b, "],\"amends\":[");
+      for (int j = 0; j < rr->namd; j++) sb_printf(&b, "%s\"%s\"", j ? "," : "", p->rules[rr->amd[j]].id);
+      sb_puts(&b, "]}");
+    } else {
+      sb_printf(&b, "%-14s %-8s %-8s %-14s %-7s %s", rr->id, form_names[rr->form], mem,
+                rr->faction >= 0 ? r->def->factions[rr->faction].id : rr->card >= 0 ? r->def->cards[rr->card].id : "-",
+                k ? k : "-", rr->title ? rr->title : "");
+      for (int j = 0; j < rr->nsup; j++) sb_printf(&b, "%s%s", j ? " " : "  [supersedes ", p->rules[rr->sup[j]].id);
+      if (rr->nsup) sb_puts(&b, "]");
+      for (int j = 0; j < rr->namd; j++) sb_printf(&b, "%s%s", j ? " " : "  [amends ", p->rules[rr->amd[j]].id);
+      if (rr->namd) sb_puts(&b, "]");
+      if (rr->tags & TAG_NOTE) sb_puts(&b, "  (note)");
+      if (rr->disabled) sb_puts(&b, "  (disabled)");
+      sb_putc(&b, '\n');
+    }
+  }
+  if (json) sb_puts(&b, "\n]\n");
+  fputs(b.s ? b.s : "", stdout);
+  sb_free(&b);
   mt_rules_free(r);
   return EX_OK;
 }
@@ -304,11 +378,12 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "play")) return cmd_play(argc - 1, argv + 1);
   if (!strcmp(cmd, "disasm") || !strcmp(cmd, "explain")) return cmd_disasm(argc - 1, argv + 1);
   if (!strcmp(cmd, "dump")) return dump_main(argc - 1, argv + 1);
+  if (!strcmp(cmd, "rules")) return cmd_rules(argc - 1, argv + 1);
   if (!strcmp(cmd, "repl")) {
     char pack[4096];
     return repl_main(argc - 1, argv + 1, find_pack(pack, sizeof pack));
   }
-  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "help"};
+  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "help"};
   const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
   fprintf(stderr, "mentat: unknown command '%s'%s%s%s\n%s", cmd, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "",
           usage);

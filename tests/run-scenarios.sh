@@ -1,0 +1,18 @@
+#!/bin/sh
+# Runs every console scenario (tests/scenarios/*.mentat) against the standard
+# pack; each must exit 0 (all its expectations met).  Last line: N passed, N failed.
+BUILD=${BUILD:-build}
+pass=0
+failn=0
+for f in tests/scenarios/*.mentat; do
+  [ -e "$f" ] || continue
+  if out=$("$BUILD/mentat" repl "$f" 2>&1); then
+    pass=$((pass + 1))
+  else
+    failn=$((failn + 1))
+    echo "FAIL $f"
+    printf '%s\n' "$out" | grep -v '^  ' | tail -15 | sed 's/^/    /'
+  fi
+done
+echo "$pass passed, $failn failed"
+[ "$failn" -eq 0 ]
