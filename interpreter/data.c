@@ -1243,7 +1243,6 @@ static void add_card(data_loader *ld, const char *id, const char *name, int deck
 
 static void build_decks(data_loader *ld, decks_raw *b) {
   board_def *def = ld->def;
-  int pile0 = def->npiles;
   def->piles = mt_realloc(def->piles, (size_t)(def->npiles + (int)b->npiles + 1) * sizeof *def->piles);
   for (size_t i = 0; i < b->npiles; i++) {
     check_id(ld, &b->piles[i], "pile");
@@ -1252,7 +1251,6 @@ static void build_decks(data_loader *ld, decks_raw *b) {
     parse_scope(ld, &b->pile_scope[i], &p.scope, false);
     def->piles[def->npiles++] = p;
   }
-  (void)pile0;
   if (b->ncattr) {
     board_attr *na;
     int nn;
@@ -1700,8 +1698,7 @@ int data_loader_finish(data_loader *ld) {
   if (def->leader_deck >= 0) {
     int di = def->leader_deck;
     deck_extra *dx = (size_t)di < ld->ndx ? &ld->dx[di] : NULL;
-    /* cards of a generated deck must be contiguous: it is the last deck if
-     * others were added after it?  Generated cards go at the end. */
+    /* a deck's cards are contiguous: the generated ones go after all others */
     def->decks[di].first_card = def->ncards;
     def->decks[di].ncards = 0;
     for (int i = 0; i < def->nleaders && def->ncards < BOARD_MAX_CARDS; i++) {
