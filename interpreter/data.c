@@ -435,9 +435,10 @@ static int resolve_area(data_loader *ld, const ys *v) {
   return a;
 }
 
-/* Converts V to a value of type T (enum VALUES).  Leader and faction
- * references are not resolved here (return false without a message only if
- * the caller must defer: *defer set). */
+/* Converts V to a value of type T (enum VALUES), reporting what is wrong.
+ * Faction and leader references only accept none here: component files name
+ * leaders through deferred resolution (card_attr) and saved states resolve
+ * factions against the game (state_value). */
 static bool conv_value(data_loader *ld, const ys *v, board_type t, char **values, int nvalues,
                        const char *what, int32_t *out) {
   switch (t) {
