@@ -46,7 +46,7 @@ const char *ast_kind_name(int kind) {
   static const char *const names[] = {
       "file", "event", "var", "rule", "link", "faction", "card", "variant", "disable", "replace",
       "order", "value", "action", "check", "require", "forbid", "cost", "effect", "trigger",
-      "procedure", "body", "param", "type", "block", "let", "set", "if", "for", "break", "signal",
+      "procedure", "invariant", "body", "param", "type", "block", "let", "set", "if", "for", "break", "signal",
       "run", "may", "act", "secret", "cancel", "log", "finish", "call statement", "integer",
       "boolean", "none", "string", "name", "rule reference", "call", "unary", "binary",
       "conditional", "set literal", "comprehension", "aggregate", "range", "ask", "list"};

@@ -794,7 +794,7 @@ static void check_block(chk *c, node *blk) {
       diag_error(c->d, s->span, "rules are declared in rule bodies, not inside statements");
       continue;
     }
-    if (s->kind >= AST_VALUE && s->kind <= AST_PROC && s->kind != AST_BODY && s->kind != AST_PARAM && s->kind != AST_TYPE) {
+    if (s->kind >= AST_VALUE && s->kind <= AST_INVARIANT && s->kind != AST_BODY && s->kind != AST_PARAM && s->kind != AST_TYPE) {
       diag_error(c->d, s->span, "a %s is declared in a rule body, not inside statements", ast_kind_name(s->kind));
       continue;
     }
@@ -1303,7 +1303,7 @@ static void check_proc(chk *c, int pi) {
 
 static bool is_member(const node *n) {
   return n && (n->kind == AST_VALUE || n->kind == AST_ACTION || n->kind == AST_CHECK || n->kind == AST_TRIGGER ||
-               n->kind == AST_PROC);
+               n->kind == AST_PROC || n->kind == AST_INVARIANT);
 }
 
 bool sema_check(program *p, diag *d, arena *a) {
@@ -1342,6 +1342,13 @@ bool sema_check(program *p, diag *d, arena *a) {
       case AST_CHECK: check_check(&c, r, it); break;
       case AST_TRIGGER: check_trigger(&c, r, it); break;
       case AST_ACTION: case AST_PROC: case AST_RULE: break;
+      case AST_INVARIANT: {
+        begin_fn(&c, FN_PURE);
+        expect(&c, it->kids[0], TY_BOOL, check_expr(&c, it->kids[0], TY_BOOL));
+        invariant_rec iv = {r, it->str, it->kids[0], -1, c.nslots};
+        VEC_PUSH(p->invariants, p->ninvariants, p->capinvariants, iv);
+        break;
+      }
       default: has_stmts = true; break;
       }
     }

@@ -639,7 +639,7 @@ static void block(cg *c, node *b) {
 
 static bool is_member(const node *n) {
   return n->kind == AST_VALUE || n->kind == AST_ACTION || n->kind == AST_CHECK || n->kind == AST_TRIGGER ||
-         n->kind == AST_PROC;
+         n->kind == AST_PROC || n->kind == AST_INVARIANT;
 }
 
 /* A rule's body: its statements and, in order, its nested rules. */
@@ -1056,6 +1056,14 @@ bool cg_compile(program *p, diag *d) {
   }
   for (int r = 0; r < p->nrules; r++)
     if (p->rules[r].body_fn >= 0) rule_body(&c, r);
+  for (int i = 0; i < p->ninvariants; i++) {
+    invariant_rec *iv = &p->invariants[i];
+    iv->fn = new_func(&c, what("invariant of rule %s", p->rules[iv->rule].id), iv->rule, FN_PURE, 0);
+    begin(&c, iv->fn, iv->nlocals, iv->cond->span);
+    expr(&c, iv->cond);
+    op0(&c, OP_RET);
+    end(&c);
+  }
   mt_free(c.breaks);
   return diag_errors(d) == before;
 }

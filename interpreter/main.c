@@ -13,6 +13,7 @@
 #include "mentat.h"
 #include "program.h"
 #include "repl.h"
+#include "sim.h"
 
 enum { EX_OK = 0, EX_USAGE = 64, EX_DATAERR = 65, EX_SOFTWARE = 70, EX_IOERR = 74 };
 
@@ -29,6 +30,8 @@ static const char usage[] =
     "  dump    board|decks|factions [--json] [--rules DIR]   the loaded components\n"
     "  repl    [--json] [--components DIR] [FILE]   the console: commands from FILE or stdin\n"
     "  rules   --list [--json] [pack options]   every rule: number, title, kind, owner, membership, karama, links\n"
+    "  simulate [pack options] --games N [--seed S] [--jobs J] [--json] [--factions a,b]\n"
+    "                                     seeded random games with invariants checked after every step\n"
     "\n"
     "pack options:\n"
     "  --components DIR   components (DIR/rules/board.yaml, DIR/rules/decks.yaml, DIR/factions/*.yaml)\n"
@@ -238,6 +241,32 @@ static int cmd_rules(int argc, char **argv) {
   return EX_OK;
 }
 
+/* `mentat simulate [pack options] --games N ...`: pack options first, the
+ * rest goes to sim_main. */
+static int cmd_simulate(int argc, char **argv) {
+  opts o = {0};
+  char *pack_args[64], *sim_args[64];
+  int np = 0, ns = 0;
+  pack_args[np++] = argv[0];
+  for (int i = 1; i < argc && np < 62 && ns < 62; i++) {
+    if (!strcmp(argv[i], "--components") || !strcmp(argv[i], "--rules") || !strcmp(argv[i], "--variant")) {
+      pack_args[np++] = argv[i];
+      if (i + 1 < argc) pack_args[np++] = argv[++i];
+    } else if (!strcmp(argv[i], "--advanced")) {
+      pack_args[np++] = argv[i];
+    } else {
+      sim_args[ns++] = argv[i];
+    }
+  }
+  if (parse_opts(np, pack_args, &o, 0) < 0) return EX_USAGE;
+  int code = EX_OK;
+  mt_rules *r = load(&o, &code);
+  if (!r) return code;
+  code = sim_main(r, ns, sim_args);
+  mt_rules_free(r);
+  return code;
+}
+
 static void narrate(void *ud, const char *rule, const char *text) {
   (void)ud;
   printf("[%s] %s\n", rule, text);
@@ -379,11 +408,12 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "disasm") || !strcmp(cmd, "explain")) return cmd_disasm(argc - 1, argv + 1);
   if (!strcmp(cmd, "dump")) return dump_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "rules")) return cmd_rules(argc - 1, argv + 1);
+  if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
   if (!strcmp(cmd, "repl")) {
     char pack[4096];
     return repl_main(argc - 1, argv + 1, find_pack(pack, sizeof pack));
   }
-  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "help"};
+  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "simulate", "help"};
   const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
   fprintf(stderr, "mentat: unknown command '%s'%s%s%s\n%s", cmd, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "",
           usage);

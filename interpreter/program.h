@@ -136,6 +136,14 @@ typedef struct proc_rec {
   int fn;
 } proc_rec;
 
+typedef struct invariant_rec {
+  int rule;
+  const char *text;
+  node *cond;
+  int fn; /* pure function giving the condition */
+  int nlocals;
+} invariant_rec;
+
 typedef enum { FN_PURE, FN_EFFECT } fn_kind;
 typedef struct func_rec {
   uint32_t start, end; /* code range */
@@ -166,6 +174,7 @@ typedef struct program {
   action_rec *actions; int nactions, capactions;
   var_rec *vars; int nvars, capvars;
   proc_rec *procs; int nprocs, capprocs;
+  invariant_rec *invariants; int ninvariants, capinvariants;
   func_rec *funcs; int nfuncs, capfuncs;
   uint8_t *code; uint32_t ncode, capcode;
   pcspan *spans; uint32_t nspans, capspans;

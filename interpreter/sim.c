@@ -1,0 +1,288 @@
+/* sim.c -- seeded random playouts with invariants and statistics.
+ *
+ * Game i of a run uses seed S+i for the game and for its bot, so any game can
+ * be replayed alone.  After every step the engine's invariants (tokens of
+ * each faction and kind conserved, every card in exactly one pile) and every
+ * `invariant` declared by the rules are checked; the first failure stops the
+ * run with the seed and step that reproduce it.  With --jobs J the games are
+ * split over J processes (game i goes to process i mod J). */
+#define _POSIX_C_SOURCE 200809L
+#include "sim.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "game.h"
+
+static uint64_t splitmix(uint64_t *s) {
+  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* The engine's own invariants; the first violation is described in OUT. */
+static bool engine_invariants(mt_game *g, strbuf *out) {
+  const board_layout *L = g->L;
+  const board_def *def = g->r->def;
+  const unsigned char *st = g->v.st;
+  for (int gf = 0; gf < L->nf; gf++) {
+    const board_faction *bf = &def->factions[L->faction[gf]];
+    for (int k = 0; k < def->nkinds; k++) {
+      if (L->slot[gf][k] < 0) continue;
+      long total = 0;
+      for (int loc = 0; loc < L->nlocs; loc++) {
+        int n = board_tokens(L, st, loc, gf, k);
+        if (n < 0) {
+          sb_printf(out, "%s has %d %s tokens at location %d", bf->id, n, def->kinds[k], loc);
+          return false;
+        }
+        total += n;
+      }
+      if (total != bf->forces[k]) {
+        sb_printf(out, "%s has %ld %s tokens in all places, but its sheet has %d", bf->id, total, def->kinds[k], bf->forces[k]);
+        return false;
+      }
+    }
+  }
+  for (int c = 0; c < def->ncards; c++) {
+    int pos;
+    int slot = board_card_pile(L, st, c, &pos);
+    if (slot < 0) continue; /* not in this game */
+    if (board_pile_card(L, st, slot, pos) != c) {
+      sb_printf(out, "card %s is recorded at position %d of a pile that holds another card there", def->cards[c].id, pos);
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool rule_invariants(mt_game *g, strbuf *out) {
+  const program *p = &g->r->prog;
+  for (int i = 0; i < p->ninvariants; i++) {
+    const invariant_rec *iv = &p->invariants[i];
+    if (!vm_rule_active(&g->v, iv->rule)) continue;
+    int64_t ok = 0;
+    strbuf err = {0};
+    if (!vm_eval(&g->v, iv->fn, NULL, 0, &ok, &err)) {
+      sb_printf(out, "invariant of rule %s (%s) could not be evaluated: %s", p->rules[iv->rule].id, iv->text, err.s ? err.s : "");
+      sb_free(&err);
+      return false;
+    }
+    if (!ok) {
+      sb_printf(out, "invariant of rule %s failed: %s", p->rules[iv->rule].id, iv->text);
+      return false;
+    }
+  }
+  return true;
+}
+
+typedef struct sim_opts {
+  long games;
+  uint64_t seed;
+  int jobs;
+  bool json;
+  long max_decisions;
+  const char *factions;
+} sim_opts;
+
+static int find_var(const program *p, const char *name) {
+  for (int i = 0; i < p->nvars; i++)
+    if (!strcmp(p->vars[i].name, name)) return i;
+  return -1;
+}
+
+static int64_t read_var(mt_game *g, int v) {
+  const var_rec *vr = &g->r->prog.vars[v];
+  int64_t x = (uint32_t)board_var_get(g->L, g->v.st, vr->board_var, 0, 0);
+  if (vr->width == 2) x |= (int64_t)((uint64_t)(uint32_t)board_var_get(g->L, g->v.st, vr->board_var, 0, 1) << 32);
+  else x = board_var_get(g->L, g->v.st, vr->board_var, 0, 0);
+  return x;
+}
+
+/* Plays game SEED; writes one result line to OUT:
+ *   ok SEED DECISIONS WINNERS_MASK VICTORY_RULE
+ *   fail SEED STEP MESSAGE */
+static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *out) {
+  const char *fac[BOARD_MAX_FACTIONS];
+  int nf = 0;
+  char facbuf[512];
+  if (o->factions) {
+    snprintf(facbuf, sizeof facbuf, "%s", o->factions);
+    for (char *t = strtok(facbuf, ","); t && nf < BOARD_MAX_FACTIONS; t = strtok(NULL, ",")) fac[nf++] = t;
+  }
+  char err[256];
+  mt_game *g = mt_game_new(r, o->factions ? fac : NULL, nf, seed, err, sizeof err);
+  if (!g) {
+    fprintf(out, "fail %llu 0 %s\n", (unsigned long long)seed, err);
+    return;
+  }
+  uint64_t bot = seed ^ 0x626f74ull;
+  static mt_choice choices[4096];
+  strbuf why = {0};
+  long step = 0;
+  int st = mt_start(g);
+  bool bad = false;
+  while (!bad) {
+    if (!engine_invariants(g, &why) || !rule_invariants(g, &why)) {
+      bad = true;
+      break;
+    }
+    if (st != MT_WAITING) break;
+    if (step >= o->max_decisions) {
+      sb_printf(&why, "the game did not end within %ld decisions", o->max_decisions);
+      bad = true;
+      break;
+    }
+    size_t n = mt_legal(g, choices, 4096);
+    if (n == 0) {
+      const mt_decision *d = mt_pending(g);
+      sb_printf(&why, "%s has no legal answer to '%s' (rule %s)", d->faction, d->prompt, d->rule);
+      bad = true;
+      break;
+    }
+    if (n > 4096) n = 4096;
+    mt_explain ex;
+    st = mt_apply(g, &choices[splitmix(&bot) % n], &ex);
+    if (st < 0) {
+      sb_printf(&why, "a legal choice was refused: %s", ex.text);
+      bad = true;
+      break;
+    }
+    step++;
+  }
+  if (!bad && st == MT_FAILED) {
+    sb_puts(&why, mt_error(g));
+    bad = true;
+  }
+  if (bad) {
+    for (char *q = why.s; q && *q; q++)
+      if (*q == '\n') *q = ' ';
+    fprintf(out, "fail %llu %ld %s\n", (unsigned long long)seed, step, why.s ? why.s : "");
+  } else {
+    const program *p = &r->prog;
+    int wv = find_var(p, "winners"), vv = find_var(p, "victory");
+    int64_t w = wv >= 0 ? read_var(g, wv) : 0, v = vv >= 0 ? read_var(g, vv) : -1;
+    fprintf(out, "ok %llu %ld %lld %lld\n", (unsigned long long)seed, step, (long long)w, (long long)v);
+  }
+  sb_free(&why);
+  mt_game_free(g);
+}
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int sim_main(const mt_rules *r, int argc, char **argv) {
+  sim_opts o = {100, 1, 1, false, 100000, NULL};
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    char *end;
+    if (!strcmp(a, "--games") && i + 1 < argc) {
+      o.games = strtol(argv[++i], &end, 10);
+      if (*end || o.games < 1 || o.games > 100000000) return fprintf(stderr, "mentat simulate: bad --games\n"), 64;
+    } else if (!strcmp(a, "--seed") && i + 1 < argc) {
+      o.seed = strtoull(argv[++i], &end, 10);
+      if (*end) return fprintf(stderr, "mentat simulate: bad --seed\n"), 64;
+    } else if (!strcmp(a, "--jobs") && i + 1 < argc) {
+      o.jobs = (int)strtol(argv[++i], &end, 10);
+      if (*end || o.jobs < 1 || o.jobs > 256) return fprintf(stderr, "mentat simulate: bad --jobs\n"), 64;
+    } else if (!strcmp(a, "--max-decisions") && i + 1 < argc) {
+      o.max_decisions = strtol(argv[++i], &end, 10);
+      if (*end || o.max_decisions < 1) return fprintf(stderr, "mentat simulate: bad --max-decisions\n"), 64;
+    } else if (!strcmp(a, "--factions") && i + 1 < argc) {
+      o.factions = argv[++i];
+    } else if (!strcmp(a, "--json")) {
+      o.json = true;
+    } else {
+      return fprintf(stderr, "mentat simulate: unknown option '%s'\n", a), 64;
+    }
+  }
+  double t0 = now();
+  /* results go through a temporary file per job */
+  FILE *res[256];
+  pid_t pids[256];
+  for (int j = 0; j < o.jobs; j++) {
+    res[j] = tmpfile();
+    if (!res[j]) return fprintf(stderr, "mentat simulate: cannot create a temporary file\n"), 74;
+  }
+  for (int j = 0; j < o.jobs; j++) {
+    pids[j] = o.jobs == 1 ? 0 : fork();
+    if (pids[j] < 0) return fprintf(stderr, "mentat simulate: fork failed: %s\n", strerror(errno)), 70;
+    if (pids[j] == 0) {
+      for (long i = j; i < o.games; i += o.jobs) {
+        play_one(r, &o, o.seed + (uint64_t)i, res[j]);
+        fflush(res[j]);
+      }
+      if (o.jobs > 1) _exit(0);
+    }
+  }
+  if (o.jobs > 1)
+    for (int j = 0; j < o.jobs; j++) waitpid(pids[j], NULL, 0);
+  double elapsed = now() - t0;
+  const board_def *def = r->def;
+  long played = 0, decisions = 0, failures = 0;
+  long wins[BOARD_MAX_FACTIONS] = {0};
+  long *by_rule = mt_calloc((size_t)r->prog.nrules + 1, sizeof *by_rule);
+  long no_winner = 0;
+  char line[4096];
+  for (int j = 0; j < o.jobs; j++) {
+    rewind(res[j]);
+    while (fgets(line, sizeof line, res[j])) {
+      unsigned long long seed;
+      long steps;
+      long long w, v;
+      if (!strncmp(line, "fail", 4)) {
+        char msg[4000] = "";
+        sscanf(line, "fail %llu %ld %3999[^\n]", &seed, &steps, msg);
+        if (!failures)
+          fprintf(stderr, "mentat simulate: game with seed %llu failed at decision %ld: %s\n"
+                          "  reproduce: mentat simulate --games 1 --seed %llu\n",
+                  seed, steps, msg, seed);
+        failures++;
+        continue;
+      }
+      if (sscanf(line, "ok %llu %ld %lld %lld", &seed, &steps, &w, &v) != 4) continue;
+      played++;
+      decisions += steps;
+      for (int f = 0; f < def->nfactions && f < BOARD_MAX_FACTIONS; f++)
+        if ((uint64_t)w >> f & 1u) wins[f]++;
+      if (v >= 0 && v < r->prog.nrules) by_rule[v]++;
+      else no_winner++;
+    }
+    fclose(res[j]);
+  }
+  double gps = elapsed > 0 ? (double)played / elapsed : 0, dps = elapsed > 0 ? (double)decisions / elapsed : 0;
+  if (o.json) {
+    printf("{\"games\":%ld,\"failures\":%ld,\"seconds\":%.3f,\"games_per_second\":%.1f,\"decisions_per_second\":%.0f,"
+           "\"mean_decisions\":%.1f,\"jobs\":%d,\"win_rate\":{",
+           played, failures, elapsed, gps, dps, played ? (double)decisions / (double)played : 0, o.jobs);
+    for (int f = 0, k = 0; f < def->nfactions; f++)
+      printf("%s\"%s\":%.4f", k++ ? "," : "", def->factions[f].id, played ? (double)wins[f] / (double)played : 0);
+    printf("},\"victories\":{");
+    int k = 0;
+    for (int i = 0; i < r->prog.nrules; i++)
+      if (by_rule[i]) printf("%s\"%s\":%ld", k++ ? "," : "", r->prog.rules[i].id, by_rule[i]);
+    printf("%s\"none\":%ld}}\n", k ? "," : "", no_winner);
+  } else {
+    printf("%ld games (%ld failed) in %.2f s with %d job%s: %.1f games/s, %.0f decisions/s, %.1f decisions per game\n",
+           played, failures, elapsed, o.jobs, o.jobs == 1 ? "" : "s", gps, dps,
+           played ? (double)decisions / (double)played : 0);
+    printf("win rate per faction (shared victories count for each winner):\n");
+    for (int f = 0; f < def->nfactions; f++)
+      printf("  %-16s %6.1f%%\n", def->factions[f].id, played ? 100.0 * (double)wins[f] / (double)played : 0);
+    printf("victories by deciding rule:\n");
+    for (int i = 0; i < r->prog.nrules; i++)
+      if (by_rule[i]) printf("  %-12s %6ld  %s\n", r->prog.rules[i].id, by_rule[i], r->prog.rules[i].title);
+    printf("  %-12s %6ld\n", "no winner", no_winner);
+  }
+  mt_free(by_rule);
+  return failures ? 1 : 0;
+}
