@@ -284,6 +284,15 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     return 0;
   }
   case BI_in_force: return vm_rule_active(v, (int)a[0]);
+  case BI_try_use:
+    RANGE_CHECK(a[0] >= 0 && a[0] < v->p->nrules, a[0]);
+    return vm_rule_try(v, (int)a[0]);
+  case BI_base_card: {
+    RANGE_CHECK(a[0] >= 0 && a[0] < def->ncards, a[0]);
+    int c = (int)a[0];
+    while (c > 0 && !strcmp(def->cards[c - 1].id, def->cards[a[0]].id)) c--;
+    return c;
+  }
   case BI_karama_window:
     RANGE_CHECK(a[0] >= 0 && a[0] < v->p->nrules, a[0]);
     return (v->p->rules[a[0]].tags & TAG_KARAMA_BEFORE ? 1 : 0) | (v->p->rules[a[0]].tags & TAG_KARAMA_AFTER ? 2 : 0);

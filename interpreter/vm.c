@@ -61,7 +61,7 @@ static void drop_cancel(vm_state *vs, int i) {
 }
 
 /* RULE_TRY: a pending one-use cancellation is consumed here. */
-static bool rule_try(vm *v, int r) {
+bool vm_rule_try(vm *v, int r) {
   vm_state *vs = v->vs;
   for (int i = 0; i < vs->ncancel; i++)
     if (vs->cancel[i].rule == r && vs->cancel[i].scope == SCOPE_ONCE) {
@@ -392,7 +392,7 @@ dispatch:
     PUSH(!rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0));
     DISPATCH();
   }
-  CASE(RULE_TRY) NEED(1); PUSH(R->scratch ? vm_rule_active(v, A_) : rule_try(v, A_)); DISPATCH();
+  CASE(RULE_TRY) NEED(1); PUSH(R->scratch ? vm_rule_active(v, A_) : vm_rule_try(v, A_)); DISPATCH();
   CASE(CANCEL) {
     x = POP();
     if (x < 0 || x >= p->nrules) FAIL(VE_RANGE, 0, 0, x);

@@ -85,5 +85,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv);
 void vm_format_value(const vm *v, int ty, int64_t x, strbuf *out);
 int vm_game_faction(const vm *v, int64_t f);
 bool vm_rule_active(vm *v, int r);
+/* As vm_rule_active, but spends a pending one-use cancellation (giving false). */
+bool vm_rule_try(vm *v, int r);
 
 #endif
