@@ -24,7 +24,7 @@ static const char usage[] =
     "  check   [pack options] [FILE...]   parse, resolve and type-check rules; exit 65 on errors\n"
     "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [FILE...]\n"
     "                                     play the pack's game rule with seeded random bots\n"
-    "  play    [--seed N]                 play a full game with bots (the standard pack)\n"
+    "  play    [--factions a,b] [--turns N] [--seed N]   a full Basic game with bots, narrated\n"
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
     "  explain --bytecode RULE-ID [pack options] [FILE...]   the same\n"
     "  dump    board|decks|factions [--json] [--rules DIR]   the loaded components\n"
@@ -75,6 +75,7 @@ typedef struct opts {
   const char *rule_id;
   const char *answers;
   const char *factions;
+  long turns;
   uint64_t seed;
   int bytecode;
 } opts;
@@ -102,6 +103,11 @@ static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
     } else if (!strcmp(a, "--answers")) {
       if (++i >= argc) return fprintf(stderr, "mentat: --answers needs a list\n"), -1;
       o->answers = argv[i];
+    } else if (!strcmp(a, "--turns")) {
+      if (++i >= argc) return fprintf(stderr, "mentat: --turns needs a number\n"), -1;
+      char *end;
+      o->turns = strtol(argv[i], &end, 10);
+      if (*end || o->turns < 1 || o->turns > 1000) return fprintf(stderr, "mentat: bad --turns '%s'\n", argv[i]), -1;
     } else if (!strcmp(a, "--factions")) {
       if (++i >= argc) return fprintf(stderr, "mentat: --factions needs a list\n"), -1;
       o->factions = argv[i];
@@ -296,6 +302,11 @@ static int play_game(mt_rules *r, opts *o) {
     return EX_USAGE;
   }
   mt_game_set_log(g, narrate, NULL);
+  if (o->turns > 0) { /* the pack's turn limit, when it has one (var game_length) */
+    const program *p = &r->prog;
+    for (int i = 0; i < p->nvars; i++)
+      if (!strcmp(p->vars[i].name, "game_length")) board_var_set(g->L, g->v.st, p->vars[i].board_var, 0, 0, (int32_t)o->turns);
+  }
   char *script = o->answers ? mt_strdup(o->answers) : NULL;
   char *cursor = script;
   uint64_t bot = o->seed ^ 0x626f74ull;
@@ -357,7 +368,25 @@ static int play_game(mt_rules *r, opts *o) {
   } else if (st < 0) {
     code = EX_SOFTWARE;
   } else {
-    printf("game over after %d decisions; state hash %016llx\n", decisions, (unsigned long long)mt_hash(g));
+    const program *p = &r->prog;
+    strbuf res = {0};
+    for (int i = 0; i < p->nvars; i++) {
+      const var_rec *vr = &p->vars[i];
+      if (!strcmp(vr->name, "winners")) {
+        int64_t w = (uint32_t)board_var_get(g->L, g->v.st, vr->board_var, 0, 0);
+        for (int f = 0; f < r->def->nfactions; f++)
+          if ((uint64_t)w >> f & 1u) sb_printf(&res, "%s%s", res.n ? ", " : "winners: ", r->def->factions[f].id);
+        if (!res.n) sb_puts(&res, "no winner");
+      }
+    }
+    for (int i = 0; i < p->nvars; i++)
+      if (!strcmp(p->vars[i].name, "victory")) {
+        int v = board_var_get(g->L, g->v.st, p->vars[i].board_var, 0, 0);
+        if (v >= 0 && v < p->nrules) sb_printf(&res, " (%s %s)", p->rules[v].id, p->rules[v].title);
+      }
+    printf("game over after %d decisions%s%s; state hash %016llx\n", decisions, res.n ? "; " : "", res.n ? res.s : "",
+           (unsigned long long)mt_hash(g));
+    sb_free(&res);
   }
   mt_free(choices);
   mt_free(script);
@@ -376,18 +405,10 @@ static int cmd_run(int argc, char **argv) {
   return code;
 }
 
-/* Until the Dune rulebook is written in the language, `play` runs the
- * language's test game, which exercises the same machinery. */
+/* `play`: a full game of the standard pack (or --components DIR) with bots. */
 static int cmd_play(int argc, char **argv) {
   opts o = {0};
   if (parse_opts(argc, argv, &o, 0) < 0) return EX_USAGE;
-  char pack[4096];
-  find_pack(pack, sizeof pack);
-  char comp[4200];
-  if (!o.components) {
-    snprintf(comp, sizeof comp, "%s/tests/fixtures/race", pack);
-    o.components = comp;
-  }
   int code = EX_OK;
   mt_rules *r = load(&o, &code);
   if (!r) return code;
