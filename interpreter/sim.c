@@ -168,7 +168,8 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
     const program *p = &r->prog;
     int wv = find_var(p, "winners"), vv = find_var(p, "victory");
     int64_t w = wv >= 0 ? read_var(g, wv) : 0, v = vv >= 0 ? read_var(g, vv) : -1;
-    fprintf(out, "ok %llu %ld %lld %lld\n", (unsigned long long)seed, step, (long long)w, (long long)v);
+    fprintf(out, "ok %llu %ld %lld %lld %llu\n", (unsigned long long)seed, step, (long long)w, (long long)v,
+            (unsigned long long)g->v.steps);
   }
   sb_free(&why);
   mt_game_free(g);
@@ -229,6 +230,14 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
   double elapsed = now() - t0;
   const board_def *def = r->def;
   long played = 0, decisions = 0, failures = 0;
+  unsigned long long instructions = 0;
+  size_t state_bytes = 0;
+  {
+    char err[64];
+    mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+    if (g) state_bytes = mt_state_size(g);
+    mt_game_free(g);
+  }
   long wins[BOARD_MAX_FACTIONS] = {0};
   long *by_rule = mt_calloc((size_t)r->prog.nrules + 1, sizeof *by_rule);
   long no_winner = 0;
@@ -239,6 +248,7 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
       unsigned long long seed;
       long steps;
       long long w, v;
+      unsigned long long ins = 0;
       if (!strncmp(line, "fail", 4)) {
         char msg[4000] = "";
         sscanf(line, "fail %llu %ld %3999[^\n]", &seed, &steps, msg);
@@ -249,8 +259,9 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
         failures++;
         continue;
       }
-      if (sscanf(line, "ok %llu %ld %lld %lld", &seed, &steps, &w, &v) != 4) continue;
+      if (sscanf(line, "ok %llu %ld %lld %lld %llu", &seed, &steps, &w, &v, &ins) != 5) continue;
       played++;
+      instructions += ins;
       decisions += steps;
       for (int f = 0; f < def->nfactions && f < BOARD_MAX_FACTIONS; f++)
         if ((uint64_t)w >> f & 1u) wins[f]++;
@@ -262,8 +273,9 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
   double gps = elapsed > 0 ? (double)played / elapsed : 0, dps = elapsed > 0 ? (double)decisions / elapsed : 0;
   if (o.json) {
     printf("{\"games\":%ld,\"failures\":%ld,\"seconds\":%.3f,\"games_per_second\":%.1f,\"decisions_per_second\":%.0f,"
-           "\"mean_decisions\":%.1f,\"jobs\":%d,\"win_rate\":{",
-           played, failures, elapsed, gps, dps, played ? (double)decisions / (double)played : 0, o.jobs);
+           "\"mean_decisions\":%.1f,\"jobs\":%d,\"vm_instructions_per_second\":%.0f,\"state_bytes\":%zu,\"win_rate\":{",
+           played, failures, elapsed, gps, dps, played ? (double)decisions / (double)played : 0, o.jobs,
+           elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes);
     for (int f = 0, k = 0; f < def->nfactions; f++)
       printf("%s\"%s\":%.4f", k++ ? "," : "", def->factions[f].id, played ? (double)wins[f] / (double)played : 0);
     printf("},\"victories\":{");
@@ -275,6 +287,7 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
     printf("%ld games (%ld failed) in %.2f s with %d job%s: %.1f games/s, %.0f decisions/s, %.1f decisions per game\n",
            played, failures, elapsed, o.jobs, o.jobs == 1 ? "" : "s", gps, dps,
            played ? (double)decisions / (double)played : 0);
+    printf("VM: %.0f instructions/s; state: %zu bytes per game\n", elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes);
     printf("win rate per faction (shared victories count for each winner):\n");
     for (int f = 0; f < def->nfactions; f++)
       printf("  %-16s %6.1f%%\n", def->factions[f].id, played ? 100.0 * (double)wins[f] / (double)played : 0);

@@ -190,7 +190,16 @@ static int var_index(vm *v, const var_rec *vr, const int64_t *args, int *inst, i
 #endif
 /* The loop.  Runs R until its frame count drops to STOP (scratch) or the game
  * suspends / finishes / fails. */
+static int run_loop(vm *v, regs *R, int stop, uint64_t *used);
+
 static int run(vm *v, regs *R, int stop) {
+  uint64_t used = 0;
+  int st = run_loop(v, R, stop, &used);
+  v->steps += used;
+  return st;
+}
+
+static int run_loop(vm *v, regs *R, int stop, uint64_t *used) {
   const program *p = v->p;
   const uint8_t *code = p->code;
   vm_state *vs = v->vs;
@@ -213,6 +222,7 @@ static int run(vm *v, regs *R, int stop) {
 #define LOCAL(i) S[F->base + (i)]
 #define FAIL(code_, a_, b_, v_)                                                                                       \
   do {                                                                                                                \
+    *used = VM_BUDGET - budget;                                                                                       \
     R->sp = sp;                                                                                                       \
     F->pc = (int32_t)ipc;                                                                                             \
     fail(v, code_, ipc, a_, b_, v_);                                                                                  \
@@ -315,6 +325,7 @@ dispatch:
     sp = F->base;
     R->nframes--;
     if (R->nframes <= stop) {
+      *used = VM_BUDGET - budget;
       R->sp = sp;
       NEED(1);
       S[R->sp++] = x;
@@ -453,6 +464,7 @@ dispatch:
     DISPATCH();
   }
   CASE(FINISH) {
+    *used = VM_BUDGET - budget;
     R->sp = sp;
     F->pc = (int32_t)pc;
     vs->status = VM_FINISHED;
@@ -503,12 +515,14 @@ dispatch:
 #endif
 
 pause:
+  *used = VM_BUDGET - budget;
   F->pc = (int32_t)pc;
   R->sp = sp;
   vs->status = VM_PAUSED;
   return VM_PAUSED;
 
 suspend:
+  *used = VM_BUDGET - budget;
   vs->dec.rule = F->fn >= 0 ? p->funcs[F->fn].rule : -1;
   vs->dec.pc = (int32_t)ipc;
   vs->dec.secret = vs->secret;

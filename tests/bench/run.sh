@@ -1,0 +1,16 @@
+#!/bin/sh
+# make bench: the figures ARCHITECTURE §7 names, on this machine.  Timings are
+# for reading, never for pass/fail.  BUILD is the build directory.
+BUILD=${1:-build}
+set -e
+echo "== machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+t0=$(date +%s%N)
+"$BUILD/mentat" check
+t1=$(date +%s%N)
+echo "== load and compile the standard pack: $(( (t1 - t0) / 1000000 )) ms"
+cc -O2 -Iinterpreter tests/bench/bench_clone.c "$BUILD/libmentat.a" $(pkg-config --libs yaml-0.1) -lm -o "$BUILD/bench_clone"
+echo "== $("$BUILD/bench_clone" .)"
+echo "== 6-faction Basic games, random bots, one core:"
+"$BUILD/mentat" simulate --games 200 --seed 1
+echo "== the same, two jobs:"
+"$BUILD/mentat" simulate --games 400 --seed 1 --jobs 2 | head -2
