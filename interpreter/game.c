@@ -177,13 +177,28 @@ int mt_rules_factions(const mt_rules *r, const char ***ids) {
 
 /* ---- games ---------------------------------------------------------------------- */
 
-#define VM_BYTES ((sizeof(vm_state) + 15) & ~(size_t)15)
+/* The VM's continuation lives in the board's extension region (saved with
+ * the position), at the first 8-byte boundary inside it. */
+#define VM_WORDS ((sizeof(vm_state) + 8) / sizeof(int32_t))
 
 static void bind(mt_game *g) {
   g->v.p = &g->r->prog;
   g->v.L = g->L;
-  g->v.vs = (vm_state *)(void *)g->block;
-  g->v.st = g->block + VM_BYTES;
+  g->v.st = g->block;
+  uintptr_t ext = (uintptr_t)board_ext(g->L, g->block);
+  g->v.vs = (vm_state *)(void *)((ext + 7) & ~(uintptr_t)7);
+}
+
+/* A game over layout L and state block ST (both taken). */
+static mt_game *game_take(const mt_rules *r, board_layout *L, unsigned char *st) {
+  mt_game *g = mt_calloc(1, sizeof *g);
+  g->r = r;
+  g->L = L;
+  g->owns_layout = true;
+  g->size = L->size;
+  g->block = st;
+  bind(g);
+  return g;
 }
 
 mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactions, uint64_t seed, char *err,
@@ -207,22 +222,17 @@ mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactio
     }
   }
   strbuf e = {0};
-  board_layout *L = board_layout_new(r->def, idx, n, r->prog.var_decls, r->prog.nvar_decls, 0, &e);
+  board_layout *L = board_layout_new(r->def, idx, n, r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, &e);
   if (!L) {
     snprintf(err, errlen, "%s", e.s ? e.s : "cannot lay out the game");
     sb_free(&e);
     return NULL;
   }
   sb_free(&e);
-  mt_game *g = mt_calloc(1, sizeof *g);
-  g->r = r;
-  g->L = L;
-  g->owns_layout = true;
-  g->size = VM_BYTES + L->size;
-  g->block = mt_calloc(1, g->size);
-  bind(g);
-  vm_reset_stops(g->v.vs);
+  mt_game *g = game_take(r, L, mt_calloc(1, L->size));
   board_state_init(L, g->v.st, seed);
+  memset(g->v.vs, 0, sizeof *g->v.vs);
+  vm_reset_stops(g->v.vs);
   /* rule-declared variables start at their declared values */
   const program *p = &r->prog;
   for (int i = 0; i < p->nvars; i++) {
@@ -643,7 +653,7 @@ mt_game *mt_clone(const mt_game *g) {
   c->layout_ref = gg->layout_ref;
   ++*c->layout_ref;
   c->size = g->size;
-  c->block = mt_alloc(g->size);
+  c->block = mt_alloc(g->size); /* the whole state: board and VM continuation */
   memcpy(c->block, g->block, g->size);
   c->v = g->v;
   c->v.refused = NULL;
@@ -664,7 +674,25 @@ uint64_t mt_hash(const mt_game *g) {
   h = mt_hash_bytes(vs->cancel, (size_t)vs->ncancel * sizeof *vs->cancel, h);
   h = mt_hash_bytes(vs->frames, (size_t)vs->nframes * sizeof *vs->frames, h);
   h = mt_hash_bytes(vs->stack, (size_t)vs->sp * sizeof *vs->stack, h);
-  return mt_hash_bytes(g->v.st, g->L->size, h);
+  const board_layout *L = g->L;
+  size_t ext_end = L->off_ext + L->ext_words * sizeof(int32_t);
+  h = mt_hash_bytes(g->v.st, L->off_ext, h); /* the board, around the VM's region */
+  return mt_hash_bytes(g->v.st + ext_end, L->size - ext_end, h);
+}
+
+int mt_save_position(const mt_game *g, char **text) {
+  strbuf b = {0};
+  state_save(g->L, g->v.st, &b);
+  *text = sb_take(&b);
+  return 0;
+}
+
+mt_game *mt_load_position(const mt_rules *r, const char *path) {
+  mt_rules *rr = (mt_rules *)(uintptr_t)r;
+  unsigned char *st = NULL;
+  board_layout *L = state_load_file(r->def, r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, path, rr->d, &st);
+  if (!L) return NULL;
+  return game_take(r, L, st);
 }
 
 /* Evaluates TEXT as an expression of the rules language against the game's

@@ -98,5 +98,10 @@ mt_game *mt_clone(const mt_game *g);
 void mt_copy_state(mt_game *dst, const mt_game *src);
 size_t mt_state_size(const mt_game *g);
 uint64_t mt_hash(const mt_game *g);
+/* A position as YAML (docs/state-format.md), including a suspended VM. */
+int mt_save_position(const mt_game *g, char **text);
+/* Loads a position saved against the same rule set; NULL on errors (reported
+ * to the rule set's message callback, with file:line:col). */
+mt_game *mt_load_position(const mt_rules *r, const char *path);
 
 #endif

@@ -855,6 +855,41 @@ static int cmd_winner(repl *R) {
   return 0;
 }
 
+static int cmd_save(repl *R, int argc, char **argv) {
+  if (argc != 2) return fail(R, "usage: save FILE");
+  char *text = NULL;
+  mt_save_position(R->g, &text);
+  FILE *f = fopen(argv[1], "w");
+  if (!f) {
+    free(text);
+    return fail(R, "cannot write '%s': %s", argv[1], strerror(errno));
+  }
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  say(R, "saved to %s (state hash %016llx)", argv[1], (unsigned long long)mt_hash(R->g));
+  return 0;
+}
+
+static int cmd_load(repl *R, int argc, char **argv) {
+  if (argc != 2) return fail(R, "usage: load FILE");
+  if (!R->r && load_rules(R) < 0) return -1;
+  mt_rules *r = R->r;
+  mt_message_fn m = r->message;
+  void *ud = r->message_ud;
+  r->message = message;
+  r->message_ud = R;
+  mt_game *g = mt_load_position(r, argv[1]);
+  r->message = m;
+  r->message_ud = ud;
+  if (!g) return fail(R, "could not load '%s'", argv[1]);
+  mt_game_free(R->g);
+  R->g = g;
+  mt_game_set_log(g, narrate, R);
+  say(R, "loaded %s (state hash %016llx)", argv[1], (unsigned long long)mt_hash(g));
+  return 0;
+}
+
 static int cmd_eval(repl *R, const char *rest, bool check) {
   int64_t v;
   int ty;
@@ -923,6 +958,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   while (*rest == ' ' || *rest == '\t') rest++;
   if (!strcmp(cmd, "expect")) return cmd_expect(R, argc, argv, line, prev_ok);
   if (!strcmp(cmd, "new")) return cmd_new(R, argc, argv);
+  if (!strcmp(cmd, "load")) return cmd_load(R, argc, argv);
   if (!strcmp(cmd, "bots")) {
     if (argc != 2 || (strcmp(argv[1], "random") && strcmp(argv[1], "passive"))) return fail(R, "usage: bots random|passive");
     R->bots = !strcmp(argv[1], "passive");
@@ -931,7 +967,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   }
   static const char *const cmds[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "storm", "turn",
                                      "phase", "ally", "unally", "hand", "discard", "stack", "bots", "show", "legal",
-                                     "do", "run", "winner", "check", "eval", "expect", "help"};
+                                     "do", "run", "winner", "check", "eval", "expect", "help", "load", "save"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
   if (!known) {
@@ -940,7 +976,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   }
   if (!strcmp(cmd, "help")) {
     say(R, "commands: new clear put tanks reserves spice give hand discard stack storm turn phase ally unally bots "
-           "show legal do run winner check eval expect (see docs/console.md)");
+           "show legal do run winner check eval expect load save (see docs/console.md)");
     return 0;
   }
   if (need_game(R) < 0) return -1;
@@ -960,6 +996,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "do")) return cmd_do(R, rest);
   if (!strcmp(cmd, "run")) return cmd_run(R, argc, argv);
   if (!strcmp(cmd, "winner")) return cmd_winner(R);
+  if (!strcmp(cmd, "save")) return cmd_save(R, argc, argv);
   if (!strcmp(cmd, "check")) return cmd_eval(R, rest, true);
   return cmd_eval(R, rest, false);
 }

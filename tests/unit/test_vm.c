@@ -262,6 +262,46 @@ static void clone_and_resume(void **s) {
   mt_rules_free(r);
 }
 
+/* A game suspended at a decision is saved as YAML and loaded back: the same
+ * hash, and the same future. */
+static void save_and_load_a_suspended_game(void **s) {
+  (void)s;
+  mt_load L = {.components = "tests/fixtures/race", .message = fx_message};
+  mt_rules *r = mt_rules_load(&L);
+  assert_non_null(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 9, err, sizeof err);
+  int st = mt_start(g);
+  mt_choice legal[64];
+  for (int i = 0; i < 7 && st == MT_WAITING; i++) {
+    assert_true(mt_legal(g, legal, 64) > 0);
+    st = mt_apply(g, &legal[0], NULL);
+  }
+  assert_int_equal(st, MT_WAITING);
+  char *text = NULL;
+  mt_save_position(g, &text);
+  FILE *f = fopen("build/test_vm_position.yaml", "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  mt_game *h = mt_load_position(r, "build/test_vm_position.yaml");
+  if (!h) fail_msg("%s", fx_diag_text());
+  assert_int_equal(mt_hash(h), mt_hash(g));
+  assert_int_equal(mt_status(h), MT_WAITING);
+  while (mt_status(g) == MT_WAITING) {
+    size_t n = mt_legal(g, legal, 64);
+    assert_int_equal(mt_legal(h, legal + 32, 32), n < 32 ? n : n);
+    mt_apply(g, &legal[n - 1], NULL);
+    mt_apply(h, &legal[n - 1], NULL);
+  }
+  assert_int_equal(mt_status(h), MT_FINISHED);
+  assert_int_equal(mt_hash(h), mt_hash(g));
+  mt_game_free(g);
+  mt_game_free(h);
+  mt_rules_free(r);
+}
+
 /* The test game plays to the end from its text. */
 static void the_test_game_plays(void **s) {
   (void)s;
@@ -310,6 +350,7 @@ int main(void) {
       cmocka_unit_test(actions_and_refusals),
       cmocka_unit_test(runtime_errors_name_rules),
       cmocka_unit_test(clone_and_resume),
+      cmocka_unit_test(save_and_load_a_suspended_game),
       cmocka_unit_test(the_test_game_plays),
       cmocka_unit_test(every_opcode_is_exercised),
   };
