@@ -565,8 +565,8 @@ static int cmd_ally(repl *R, int argc, char **argv) {
     if (argc != 2 || need_faction(R, argv[1], &a) < 0) return fail(R, "usage: unally FACTION");
     int ga = LAY(R)->game_faction[a];
     if (ga < 0) return fail(R, "%s is not in this game", argv[1]);
-    int old = get_var(R, "ally", ga);
-    if (old >= 0 && LAY(R)->game_faction[old] >= 0) set_var(R, "ally", LAY(R)->game_faction[old], -1);
+    int old = get_var(R, "ally", ga); /* the board keeps game indices in faction-typed variables */
+    if (old >= 0 && old < LAY(R)->nf) set_var(R, "ally", old, -1);
     if (set_var(R, "ally", ga, -1) < 0) return -1;
     say(R, "%s has no ally", argv[1]);
     return 0;
@@ -575,7 +575,7 @@ static int cmd_ally(repl *R, int argc, char **argv) {
     return fail(R, "usage: ally FACTION FACTION");
   int ga = LAY(R)->game_faction[a], gb = LAY(R)->game_faction[b];
   if (ga < 0 || gb < 0 || a == b) return fail(R, "both factions must be in the game, and different");
-  if (set_var(R, "ally", ga, b) < 0 || set_var(R, "ally", gb, a) < 0) return -1;
+  if (set_var(R, "ally", ga, gb) < 0 || set_var(R, "ally", gb, ga) < 0) return -1;
   say(R, "%s and %s are allied", DEF(R)->factions[a].id, DEF(R)->factions[b].id);
   return 0;
 }
@@ -710,6 +710,7 @@ static void show_faction(repl *R, int f, bool json) {
   int res = board_pool_index(def, "reserves"), tanks = board_pool_index(def, "tanks");
   int32_t spice = board_var_index(def, "spice") >= 0 ? get_var(R, "spice", gf) : 0;
   int ally = board_var_index(def, "ally") >= 0 ? get_var(R, "ally", gf) : -1;
+  ally = ally >= 0 && ally < L->nf ? L->faction[ally] : -1;
   int nres = res >= 0 ? pool_count(R, res, gf, -1) : 0, ntanks = tanks >= 0 ? pool_count(R, tanks, gf, -1) : 0;
   say(R, "%s: spice %d, reserves %d, tanks %d, ally %s\n  forces:", def->factions[f].id, spice, nres, ntanks,
       ally >= 0 ? def->factions[ally].id : "none");
@@ -1068,8 +1069,8 @@ int repl_main(int argc, char **argv, const char *default_pack) {
     sb_free(&R->log);
     sb_free(&R->jextra);
     R->ok = 1;
-    R->nrefused = 0;
     bool is_expect = !strncmp(s, "expect", 6);
+    if (!is_expect) R->nrefused = 0; /* an expectation reads the previous command's refusal */
     int rc = dispatch(R, s, prev_ok);
     if (rc < 0 && !is_expect && script) {
       /* an error in a script is a failure unless the next line expects it */

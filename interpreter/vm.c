@@ -357,6 +357,8 @@ dispatch:
     sp -= vr->nparams;
     if (var_index(v, vr, S + sp, &inst, &cell, &err) < 0) FAIL(err, A_, 0, S[sp]);
     x = board_var_get(v->L, v->st, vr->board_var, inst, cell);
+    if (vr->data && v->L->vars[vr->board_var].type == BT_FACTION) /* the board keeps game indices */
+      x = x >= 0 && x < v->L->nf ? v->L->faction[x] : -1;
     if (vr->width == 2)
       x = (int64_t)(((uint64_t)(uint32_t)board_var_get(v->L, v->st, vr->board_var, inst, cell + 1) << 32) | (uint32_t)x);
     NEED(1);
@@ -375,6 +377,10 @@ dispatch:
       board_var_set(v->L, v->st, vr->board_var, inst, cell + 1, (int32_t)(uint32_t)((uint64_t)y >> 32));
     } else {
       if (y < INT32_MIN || y > INT32_MAX) FAIL(VE_OVERFLOW, A_, 0, y);
+      if (vr->data && v->L->vars[vr->board_var].type == BT_FACTION && y >= 0) {
+        y = vm_game_faction(v, y);
+        if (y < 0) FAIL(VE_ABSENT, A_, 0, y);
+      }
       if (board_var_set(v->L, v->st, vr->board_var, inst, cell, (int32_t)y) != BOARD_OK) FAIL(VE_NEGATIVE, A_, inst, y);
     }
     DISPATCH();
@@ -646,7 +652,12 @@ void vm_error_text(const vm *v, const diag *d, strbuf *out) {
               p->rules[vs->err_a].id, p->rules[vs->err_b].id);
     break;
   case VE_NODEF: sb_printf(out, "no definition of value '%s' applies here", p->values[vs->err_a].name); break;
-  case VE_NEGATIVE: sb_printf(out, "counter '%s' cannot go below zero (would be %lld)", p->vars[vs->err_a].name, (long long)vs->err_v); break;
+  case VE_NEGATIVE:
+    if (v->L->vars[p->vars[vs->err_a].board_var].kind == BV_COUNTER)
+      sb_printf(out, "counter '%s' cannot go below zero (would be %lld)", p->vars[vs->err_a].name, (long long)vs->err_v);
+    else
+      sb_printf(out, "variable '%s' cannot hold %lld", p->vars[vs->err_a].name, (long long)vs->err_v);
+    break;
   case VE_SHORT: sb_puts(out, "not enough tokens there to move"); break;
   case VE_ABSENT: sb_puts(out, "that faction is not in this game"); break;
   case VE_SECTION: sb_puts(out, "that territory does not lie in that sector"); break;
