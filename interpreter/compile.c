@@ -911,6 +911,64 @@ static void event_dispatch(cg *c, int ev) {
 
 /* ---- actions -------------------------------------------------------------------------- */
 
+/* The highest local slot an expression reads (-1 if none). */
+static int max_slot(const node *n) {
+  if (!n) return -1;
+  int m = n->kind == AST_NAME && n->op == REF_LOCAL ? n->slot : -1;
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    int k = max_slot(n->kids[i]);
+    if (k > m) m = k;
+  }
+  return m;
+}
+
+/* Emits the guards of action A whose inputs are among its first LIMIT+1
+ * parameters (all guards when LIMIT < 0), each with its suppression. */
+static void emit_guards(cg *c, int ai, int limit) {
+  program *p = c->p;
+  action_rec *a = &p->actions[ai];
+  for (int g = 0; g < a->nguards; g++) {
+    guard_rec *gr = &a->guards[g];
+    if (limit >= 0) {
+      int need = max_slot(gr->cond);
+      for (int k = 0; k < p->nchecks; k++) {
+        check_rec *ck = &p->checks[k];
+        if (ck->action == ai && !p->rules[ck->rule].disabled && sema_supersedes(p, ck->rule, gr->rule)) {
+          int w = ck->ast->kids[1] ? max_slot(ck->ast->kids[1]) : -1;
+          if (w > need) need = w;
+        }
+      }
+      if (need > limit) continue;
+    }
+    c->span = gr->span;
+    uint32_t skips[64];
+    int ns = 0;
+    for (int k = 0; k < p->nchecks && ns < 60; k++) {
+      check_rec *ck = &p->checks[k];
+      if (ck->action != ai || p->rules[ck->rule].disabled) continue;
+      if (!sema_supersedes(p, ck->rule, gr->rule)) continue;
+      op1(c, OP_RULE_ACTIVE, ck->rule);
+      uint32_t j_not = jump(c, OP_JUMP_FALSE);
+      if (ck->where_fn >= 0) {
+        load_params(c, a->nparams + 1);
+        op2(c, OP_CALL, ck->where_fn, a->nparams + 1);
+        skips[ns++] = jump(c, OP_JUMP_TRUE);
+      } else {
+        skips[ns++] = jump(c, OP_JUMP);
+      }
+      patch(c, j_not, here(c));
+    }
+    op1(c, OP_RULE_ACTIVE, gr->decl_rule);
+    skips[ns++] = jump(c, OP_JUMP_FALSE);
+    op1(c, OP_RULE_ACTIVE, gr->rule);
+    skips[ns++] = jump(c, OP_JUMP_FALSE);
+    expr(c, gr->cond);
+    if (gr->forbid) op0(c, OP_NOT);
+    op1(c, OP_GUARD, g);
+    for (int k = 0; k < ns; k++) patch(c, skips[k], here(c));
+  }
+}
+
 static void action_funcs(cg *c, int ai) {
   program *p = c->p;
   action_rec *a = &p->actions[ai];
@@ -960,38 +1018,20 @@ static void action_funcs(cg *c, int ai) {
   /* the action's own rule must be in force (a cancelled ability cannot be used) */
   op1(c, OP_RULE_ACTIVE, a->rule);
   op1(c, OP_GUARD, -1);
-  for (int g = 0; g < a->nguards; g++) {
-    guard_rec *gr = &a->guards[g];
-    c->span = gr->span;
-    uint32_t skips[64];
-    int ns = 0;
-    for (int k = 0; k < p->nchecks && ns < 60; k++) {
-      check_rec *ck = &p->checks[k];
-      if (ck->action != ai || p->rules[ck->rule].disabled) continue;
-      if (!sema_supersedes(p, ck->rule, gr->rule)) continue;
-      op1(c, OP_RULE_ACTIVE, ck->rule);
-      uint32_t j_not = jump(c, OP_JUMP_FALSE);
-      if (ck->where_fn >= 0) {
-        load_params(c, a->nparams + 1);
-        op2(c, OP_CALL, ck->where_fn, a->nparams + 1);
-        skips[ns++] = jump(c, OP_JUMP_TRUE);
-      } else {
-        skips[ns++] = jump(c, OP_JUMP);
-      }
-      patch(c, j_not, here(c));
-    }
-    op1(c, OP_RULE_ACTIVE, gr->decl_rule);
-    skips[ns++] = jump(c, OP_JUMP_FALSE);
-    op1(c, OP_RULE_ACTIVE, gr->rule);
-    skips[ns++] = jump(c, OP_JUMP_FALSE);
-    expr(c, gr->cond);
-    if (gr->forbid) op0(c, OP_NOT);
-    op1(c, OP_GUARD, g);
-    for (int k = 0; k < ns; k++) patch(c, skips[k], here(c));
-  }
+  emit_guards(c, ai, -1);
   op0(c, OP_GUARD_RESULT);
   op0(c, OP_RET);
   end(c);
+  /* prefix guards: what can be judged once parameters 0..i are chosen */
+  for (int i = 0; i < a->nparams; i++) {
+    a->prefix_fn[i] = new_func(c, what("guards of action %s on its first %d parameters", a->name, i + 1), a->rule, FN_PURE,
+                               a->nparams + 1);
+    begin(c, a->prefix_fn[i], slots, a->span);
+    emit_guards(c, ai, i);
+    op0(c, OP_GUARD_RESULT);
+    op0(c, OP_RET);
+    end(c);
+  }
   if (a->effect) {
     begin(c, a->effect_fn, slots, a->effect->span);
     block(c, a->effect);
@@ -1013,9 +1053,11 @@ bool cg_compile(program *p, diag *d) {
   for (int r = 0; r < p->nrules; r++)
     if (rule_runs(&p->rules[r]))
       p->rules[r].body_fn = new_func(&c, what("rule %s%s", p->rules[r].id, ""), r, FN_EFFECT, 0);
-  for (int i = 0; i < p->nvalues; i++)
+  for (int i = 0; i < p->nvalues; i++) {
     p->values[i].dispatch_fn = new_func(&c, what("value %s%s", p->values[i].name, ""), p->values[i].base_rule,
                                         FN_PURE, p->values[i].nparams);
+    p->funcs[p->values[i].dispatch_fn].memo = true;
+  }
   for (int i = 0; i < p->nevents; i++)
     p->events[i].dispatch_fn = new_func(&c, what("event %s%s", p->events[i].name, ""), -1, FN_EFFECT,
                                         p->events[i].nparams);

@@ -254,6 +254,7 @@ void mt_game_free(mt_game *g) {
   }
   mt_free(g->block);
   mt_free(g->v.refused);
+  mt_free(g->v.memo);
   sb_free(&g->errtext);
   mt_free(g);
 }
@@ -349,6 +350,20 @@ typedef struct enum_ctx {
   int64_t args[MAX_PARAMS];
 } enum_ctx;
 
+/* Guards that depend only on the parameters chosen so far: a refusal here
+ * refuses every completion, so the branch is pruned. */
+static bool prefix_ok(enum_ctx *e, int i) {
+  const action_rec *ar = &e->g->r->prog.actions[e->action];
+  if (i + 1 >= ar->nparams || ar->prefix_fn[i] < 0) return true;
+  int64_t full[MAX_PARAMS + 1] = {0};
+  memcpy(full, e->args, sizeof(int64_t) * (size_t)(i + 1));
+  int64_t ok = 1;
+  e->g->v.nrefused = 0;
+  e->g->v.guard_failed = 0;
+  if (!vm_eval(&e->g->v, ar->prefix_fn[i], full, ar->nparams + 1, &ok, NULL)) return true;
+  return ok != 0;
+}
+
 static void enum_params(enum_ctx *e, int i) {
   const action_rec *ar = &e->g->r->prog.actions[e->action];
   if (i == ar->nparams) {
@@ -371,20 +386,21 @@ static void enum_params(enum_ctx *e, int i) {
     if (hi - lo > 100000) hi = lo + 100000; /* a compact description would be needed beyond this */
     for (int64_t x = lo; x <= hi; x++) {
       e->args[i] = x;
-      enum_params(e, i + 1);
+      if (prefix_ok(e, i)) enum_params(e, i + 1);
     }
     return;
   }
   for (int k = 0; k < 64; k++)
     if ((uint64_t)set >> k & 1u) {
       e->args[i] = k;
-      enum_params(e, i + 1);
+      if (prefix_ok(e, i)) enum_params(e, i + 1);
     }
 }
 
 size_t mt_legal(mt_game *g, mt_choice *out, size_t cap) {
   vm_state *vs = g->v.vs;
   if (vs->status != VM_WAITING) return 0;
+  vm_memo_reset(&g->v);
   size_t n = 0;
   switch (vs->dec.kind) {
   case DEC_ASK:
@@ -459,6 +475,7 @@ static void explain_guards(mt_game *g, int a, mt_explain *why) {
 
 int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why) {
   vm_state *vs = g->v.vs;
+  vm_memo_reset(&g->v);
   if (vs->status != VM_WAITING) {
     refuse(g, why, "no decision is pending");
     return -1;
@@ -658,6 +675,7 @@ mt_game *mt_clone(const mt_game *g) {
   c->v = g->v;
   c->v.refused = NULL;
   c->v.nrefused = c->v.caprefused = 0;
+  c->v.memo = NULL;
   bind(c);
   return c;
 }
@@ -706,6 +724,7 @@ bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err)
   r->message_ud = err;
   diag_reset_count(r->d);
   uint32_t f = diag_add_source(r->d, "<query>", text, strlen(text));
+  vm_memo_reset(&g->v);
   node *e = ast_parse_expr(&r->arena, r->d, f);
   bool ok = false;
   if (e) {

@@ -105,6 +105,7 @@ typedef struct action_rec {
   node *cost;
   int cost_fn;       /* -1: no cost */
   int guard_fn;      /* params + cost -> bool; records failing guards */
+  int prefix_fn[MAX_PARAMS]; /* guards that depend only on params 0..i: prune enumeration early, or -1 */
   int effect_fn;     /* params + cost */
   node *effect;
   guard_rec *guards;
@@ -151,6 +152,7 @@ typedef struct func_rec {
   int rule;            /* the rule this code belongs to (for traces and errors) */
   fn_kind kind;
   const char *what;    /* "value movement_range", "trigger after shipped", ... */
+  bool memo;           /* a value's dispatcher: its results may be memoised in pure evaluation */
 } func_rec;
 
 typedef struct pcspan { uint32_t pc; mt_span span; } pcspan;

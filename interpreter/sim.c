@@ -64,6 +64,7 @@ static bool engine_invariants(mt_game *g, strbuf *out) {
 
 static bool rule_invariants(mt_game *g, strbuf *out) {
   const program *p = &g->r->prog;
+  vm_memo_reset(&g->v);
   for (int i = 0; i < p->ninvariants; i++) {
     const invariant_rec *iv = &p->invariants[i];
     if (!vm_rule_active(&g->v, iv->rule)) continue;
@@ -297,5 +298,6 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
     printf("  %-12s %6ld\n", "no winner", no_winner);
   }
   mt_free(by_rule);
+  if (getenv("MENTAT_PROFILE")) vm_profile_report(&r->prog);
   return failures ? 1 : 0;
 }

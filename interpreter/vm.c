@@ -184,6 +184,26 @@ static int var_index(vm *v, const var_rec *vr, const int64_t *args, int *inst, i
   return 0;
 }
 
+/* Build with -DMT_PROFILE to count the instructions each function executes;
+ * vm_profile_report prints the heaviest (for tuning rules and the engine). */
+#ifdef MT_PROFILE
+static uint64_t prof_count[1 << 16];
+#define PROFILE() (prof_count[F->fn & 0xffff]++)
+void vm_profile_report(const program *p) {
+  for (int k = 0; k < 25; k++) {
+    int best = -1;
+    for (int i = 0; i < p->nfuncs && i < (1 << 16); i++)
+      if (prof_count[i] && (best < 0 || prof_count[i] > prof_count[best])) best = i;
+    if (best < 0) break;
+    fprintf(stderr, "%12llu  %s\n", (unsigned long long)prof_count[best], p->funcs[best].what);
+    prof_count[best] = 0;
+  }
+}
+#else
+#define PROFILE() ((void)0)
+void vm_profile_report(const program *p) { (void)p; }
+#endif
+
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic" /* computed goto is a GNU extension */
@@ -242,6 +262,7 @@ static int run_loop(vm *v, regs *R, int stop, uint64_t *used) {
 #define DISPATCH()                                                                                                    \
   do {                                                                                                                \
     if (!budget--) FAIL(VE_BUDGET, 0, 0, 0);                                                                          \
+    PROFILE();                                                                                                        \
     ipc = pc;                                                                                                         \
     uint8_t o_ = code[pc];                                                                                            \
     pc += 1 + 4u * (uint32_t)op_table[o_].operands;                                                                   \
@@ -309,18 +330,41 @@ dispatch:
   CASE(CALL) {
     int fn = A_, n = B_;
     const func_rec *f = &p->funcs[fn];
+    int memo_slot = -1;
+    if (R->scratch && f->memo && v->memo && n <= MAX_PARAMS) {
+      uint64_t h = (uint64_t)(uint32_t)fn * 0x9e3779b97f4a7c15ull;
+      for (int i = 0; i < n; i++) h = (h ^ (uint64_t)S[sp - n + i]) * 0x100000001b3ull;
+      memo_slot = (int)(h >> 52) & (VM_MEMO - 1);
+      vm_memo *m = &v->memo[memo_slot];
+      if (m->epoch == v->memo_epoch && m->fn == fn && m->nargs == n &&
+          (n == 0 || memcmp(m->args, S + sp - n, (size_t)n * sizeof *S) == 0)) {
+        sp -= n;
+        PUSH(m->result);
+        DISPATCH();
+      }
+    }
     if (R->nframes >= R->fcap) FAIL(VE_STACK, 1, 0, 0);
     NEED(f->nlocals - n + 8);
     F->pc = (int32_t)pc;
     F = &R->frames[R->nframes++];
     F->fn = fn;
     F->base = sp - n;
+    F->pad = memo_slot; /* where the result is remembered, or -1 */
     for (int i = n; i < f->nlocals; i++) S[sp++] = 0;
     pc = f->start;
     DISPATCH();
   }
   CASE(RET) {
     x = POP();
+    if (F->pad >= 0 && R->scratch) { /* remember a value's result for this epoch */
+      vm_memo *m = &v->memo[F->pad];
+      const func_rec *f = &p->funcs[F->fn];
+      m->epoch = v->memo_epoch;
+      m->fn = F->fn;
+      m->nargs = f->nparams;
+      memcpy(m->args, S + F->base, (size_t)f->nparams * sizeof *S);
+      m->result = x;
+    }
   ret:
     sp = F->base;
     R->nframes--;
@@ -613,6 +657,11 @@ bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf
   frames[0].fn = fn;
   frames[0].pc = (int32_t)f->start;
   frames[0].base = 0;
+  frames[0].pad = -1;
+  if (!v->memo) {
+    v->memo = mt_calloc(VM_MEMO, sizeof *v->memo);
+    v->memo_epoch = 1;
+  }
   regs R = {stack, 256, f->nlocals, frames, 24, 1, true};
   int st = run(v, &R, 0);
   bool ok = st == VM_FINISHED;

@@ -53,6 +53,16 @@ enum {
 
 typedef void (*vm_log_fn)(void *ud, const char *rule, const char *text);
 
+/* Memoised value results during pure evaluation.  Valid while the state does
+ * not change: every entry point that evaluates starts a new epoch. */
+#define VM_MEMO 4096
+typedef struct vm_memo {
+  uint32_t epoch;
+  int32_t fn, nargs;
+  int64_t args[MAX_PARAMS];
+  int64_t result;
+} vm_memo;
+
 /* The run-time context of one game (not part of the state). */
 typedef struct vm {
   const program *p;
@@ -65,7 +75,12 @@ typedef struct vm {
   int nrefused, caprefused;
   int guard_failed;
   uint64_t steps;
+  vm_memo *memo;       /* VM_MEMO entries, allocated on first use */
+  uint32_t memo_epoch;
 } vm;
+
+/* Starts a new memo epoch: call before evaluating after any state change. */
+static inline void vm_memo_reset(vm *v) { v->memo_epoch++; }
 
 /* Starts the game rule.  Returns the status after running to the first
  * decision (VM_WAITING), the end (VM_FINISHED) or an error (VM_FAILED). */
@@ -85,6 +100,8 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv);
 void vm_format_value(const vm *v, int ty, int64_t x, strbuf *out);
 int vm_game_faction(const vm *v, int64_t f);
 bool vm_rule_active(vm *v, int r);
+/* With -DMT_PROFILE: prints the functions that executed the most instructions. */
+void vm_profile_report(const program *p);
 /* As vm_rule_active, but spends a pending one-use cancellation (giving false). */
 bool vm_rule_try(vm *v, int r);
 
