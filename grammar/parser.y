@@ -112,6 +112,8 @@ decl: EVENT NAME '(' param_list ')' {
         $$ = named(ls, AST_FACTION, @2, $2); $$->str = $3; for (uint32_t i = 0; i < $5->nkids; i++) ast_add(A, $$, $5->kids[i]); }
     | CARD NAME opt_title '{' rules_list '}' {
         $$ = named(ls, AST_CARD, @2, $2); $$->str = $3; for (uint32_t i = 0; i < $5->nkids; i++) ast_add(A, $$, $5->kids[i]); }
+    | CARD KARAMA opt_title '{' rules_list '}' {
+        $$ = named(ls, AST_CARD, @2, "karama"); $$->str = $3; for (uint32_t i = 0; i < $5->nkids; i++) ast_add(A, $$, $5->kids[i]); }
     | VARIANT varname opt_title '{' variant_items '}' {
         $$ = named(ls, AST_VARIANT, @2, $2); $$->str = $3; ast_add(A, $$, NULL);
         for (uint32_t i = 0; i < $5->nkids; i++) ast_add(A, $$, $5->kids[i]); }
@@ -307,6 +309,7 @@ expr: INT { $$ = N(AST_INT, @1); $$->ival = $1; }
     | NAME { $$ = named(ls, AST_NAME, @1, $1); }
     | COST { $$ = named(ls, AST_NAME, @1, "cost"); } /* the action's cost, in guards and effects */
     | PHASE { $$ = named(ls, AST_NAME, @1, "phase"); } /* a data variable may be called phase */
+    | KARAMA { $$ = named(ls, AST_NAME, @1, "karama"); } /* and a card karama */
     | RULEID { $$ = named(ls, AST_RULEREF, @1, $1); }
     | NAME '(' exprs ')' { $$ = named(ls, AST_CALL, @$, $1); for (uint32_t i = 0; i < $3->nkids; i++) ast_add(A, $$, $3->kids[i]); }
     | '(' expr ')' { $$ = $2; }

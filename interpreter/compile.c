@@ -429,7 +429,7 @@ static void expr(cg *c, node *n) {
     }
     expr(c, n->kids[0]);
     expr(c, n->kids[1]);
-    if (n->kids[0]->ty & TY_SETBIT && n->kids[0]->ty != TY_ERROR) {
+    if ((n->kids[0]->ty & TY_SETBIT) && n->kids[0]->ty != TY_ERROR && (op == '+' || op == '-' || op == '&' || op == '|')) {
       if (n->flags == 1) op0(c, OP_SET_SINGLE);
       op0(c, op == '-' ? OP_SET_DIFF : op == '&' ? OP_SET_INTER : OP_SET_UNION);
       break;

@@ -105,8 +105,11 @@ static void sets(void **s) {
   expect_log("game 9 \"t\" { let a = {red, blue} + green\n let b = a - {red}\n let c = a & {blue, green}\n"
              " let d = red in b\n let n = count(a)\n let f = first(b)\n let e = 3 in 1..5\n"
              " let w = [t in territories where attr(t, rank) >= 2]\n"
+             " let eq = occupants(canyon) == factions or {red} == {blue} or {red} != {red}\n"
+             " let ne = {red, blue} == {blue, red} and {red} != {blue}\n"
+             " log \"{eq} {ne}\"\n"
              " log \"{a} {b} {c} {d} {n} {f} {e} {w}\" }",
-             NULL, "[9] {blue, green, red} {blue, green} {blue, green} false 3 blue true {canyon, goal_line}\n");
+             NULL, "[9] false true\n[9] {blue, green, red} {blue, green} {blue, green} false 3 blue true {canyon, goal_line}\n");
 }
 
 static void aggregates_and_loops(void **s) {
