@@ -253,7 +253,6 @@ void mt_game_free(mt_game *g) {
     mt_free(g->layout_ref);
   }
   mt_free(g->block);
-  mt_free(g->v.refused);
   mt_free(g->v.memo);
   sb_free(&g->errtext);
   mt_free(g);
@@ -673,8 +672,7 @@ mt_game *mt_clone(const mt_game *g) {
   c->block = mt_alloc(g->size); /* the whole state: board and VM continuation */
   memcpy(c->block, g->block, g->size);
   c->v = g->v;
-  c->v.refused = NULL;
-  c->v.nrefused = c->v.caprefused = 0;
+  c->v.nrefused = 0;
   c->v.memo = NULL;
   bind(c);
   return c;

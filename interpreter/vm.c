@@ -81,6 +81,62 @@ static void fail(vm *v, int code, uint32_t pc, int a, int b, int64_t x) {
   vs->err_v = x;
 }
 
+static size_t put(char *buf, size_t cap, const char *s) {
+  size_t k = strlen(s);
+  if (k > cap) k = cap;
+  memcpy(buf, s, k);
+  return k;
+}
+
+/* vm_format_value into a fixed buffer (BUF of CAP bytes, not terminated);
+ * returns the bytes written. */
+size_t vm_format_value_buf(const vm *v, int ty, int64_t x, char *buf, size_t cap) {
+  const board_def *def = v->p->def;
+  char tmp[32];
+  if (ty & TY_SETBIT) {
+    size_t n = put(buf, cap, "{");
+    int first = 1;
+    for (int i = 0; i < 64; i++)
+      if ((uint64_t)x >> i & 1u) {
+        if (!first) n += put(buf + n, cap - n, ", ");
+        first = 0;
+        n += vm_format_value_buf(v, ty & ~TY_SETBIT, i, buf + n, cap - n);
+      }
+    return n + put(buf + n, cap - n, "}");
+  }
+  if (x < 0 && ty != TY_INT) return put(buf, cap, "none");
+  if (ty >= TY_ENUM0 && ty - TY_ENUM0 < v->p->nenums) {
+    const enum_rec *e = &v->p->enums[ty - TY_ENUM0];
+    return put(buf, cap, x < e->nvalues ? e->values[x] : "?");
+  }
+  switch (ty) {
+  case TY_BOOL: return put(buf, cap, x ? "true" : "false");
+  case TY_FACTION: return put(buf, cap, x < def->nfactions ? def->factions[x].id : "?");
+  case TY_TERRITORY: return put(buf, cap, x < def->nareas ? def->areas[x].id : "?");
+  case TY_CARD: return put(buf, cap, x < def->ncards ? def->cards[x].id : "?");
+  case TY_LEADER: return put(buf, cap, x < def->nleaders ? def->leaders[x].id : "?");
+  case TY_KIND: return put(buf, cap, x < def->nkinds ? def->kinds[x] : "?");
+  case TY_POOL: return put(buf, cap, x < def->npools ? def->pools[x].name : "?");
+  case TY_PILENAME: return put(buf, cap, x < def->npiles ? def->piles[x].name : "?");
+  case TY_TAG: return put(buf, cap, x < def->ntags ? def->tags[x] : "?");
+  case TY_RULE: return put(buf, cap, x < v->p->nrules ? v->p->rules[x].id : "?");
+  case TY_PILE:
+    if (x < v->L->npile_slots) {
+      int owner = v->L->owner_of_slot[x];
+      size_t n = put(buf, cap, def->piles[v->L->pile_of_slot[x]].name);
+      if (owner >= 0) {
+        n += put(buf + n, cap - n, " of ");
+        n += put(buf + n, cap - n, def->factions[v->L->faction[owner]].id);
+      }
+      return n;
+    }
+    return 0;
+  default:
+    snprintf(tmp, sizeof tmp, "%lld", (long long)x);
+    return put(buf, cap, tmp);
+  }
+}
+
 void vm_format_value(const vm *v, int ty, int64_t x, strbuf *out) {
   const board_def *def = v->p->def;
   if (ty & TY_SETBIT) {
@@ -127,26 +183,29 @@ void vm_format_value(const vm *v, int ty, int64_t x, strbuf *out) {
   }
 }
 
+/* Narration: formats text with its holes into the VM's fixed buffer (no
+ * allocation in the dispatch loop; over-long lines are cut). */
 static void do_log(vm *v, uint32_t pc, int text, int list, const int64_t *holes) {
   if (!v->log || v->vs->seek_phase >= 0) return; /* seeking replays no narration */
   const program *p = v->p;
   const char *t = p->strings[text];
-  strbuf b = {0};
+  char *buf = v->logbuf;
+  size_t n = 0, cap = sizeof v->logbuf - 1;
   int h = 0;
-  for (const char *q = t; *q; q++) {
+  for (const char *q = t; *q && n < cap; q++) {
     const char *e = *q == '{' ? strchr(q, '}') : NULL;
     if (e && h < p->nlist[list]) {
-      vm_format_value(v, p->lists[list][h], holes[h], &b);
+      n += vm_format_value_buf(v, p->lists[list][h], holes[h], buf + n, cap - n);
       h++;
       q = e;
     } else {
-      sb_putc(&b, *q);
+      buf[n++] = *q;
     }
   }
+  buf[n < cap ? n : cap] = 0;
   int fn = cg_func_at(p, pc);
   int r = fn >= 0 ? p->funcs[fn].rule : -1;
-  v->log(v->log_ud, r >= 0 ? p->rules[r].id : "-", b.s ? b.s : "");
-  sb_free(&b);
+  v->log(v->log_ud, r >= 0 ? p->rules[r].id : "-", buf);
 }
 
 static int var_index(vm *v, const var_rec *vr, const int64_t *args, int *inst, int *cell, int *err) {
@@ -555,7 +614,7 @@ dispatch:
     x = POP();
     if (!x) {
       v->guard_failed = 1;
-      VEC_PUSH(v->refused, v->nrefused, v->caprefused, A_);
+      if (v->nrefused < 64) v->refused[v->nrefused++] = A_;
     }
     DISPATCH();
   }

@@ -71,11 +71,12 @@ typedef struct vm {
   vm_state *vs;
   vm_log_fn log;
   void *log_ud;
-  int *refused; /* guard ids that refused during the last guard evaluation */
-  int nrefused, caprefused;
+  int refused[64]; /* guard ids that refused during the last guard evaluation (the first 64) */
+  int nrefused;
   int guard_failed;
   uint64_t steps;
   vm_memo *memo;       /* VM_MEMO entries, allocated on first use */
+  char logbuf[1024];   /* narration is formatted here */
   uint32_t memo_epoch;
 } vm;
 
@@ -98,6 +99,7 @@ void vm_error_text(const vm *v, const diag *d, strbuf *out);
 int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv);
 /* Formats a value of type TY (faction ids, territory ids, ...). */
 void vm_format_value(const vm *v, int ty, int64_t x, strbuf *out);
+size_t vm_format_value_buf(const vm *v, int ty, int64_t x, char *buf, size_t cap);
 int vm_game_faction(const vm *v, int64_t f);
 bool vm_rule_active(vm *v, int r);
 /* With -DMT_PROFILE: prints the functions that executed the most instructions. */
