@@ -147,7 +147,8 @@ static void every_keyword_is_reserved(void **state) {
       "advanced", "alliance", "note", "karama", "before", "after", "instead", "of", "on",
       "procedure", "check", "require", "forbid", "because", "cost", "effect", "when", "where",
       "order", "let", "set", "if", "else", "for", "in", "by", "break", "signal", "run", "may", "act",
-      "ask", "from", "secret", "cancel", "log", "finish", "and", "or", "not", "true", "false", "none"};
+      "ask", "from", "secret", "cancel", "log", "finish", "and", "or", "not", "true", "false", "none",
+      "invariant"};
   for (size_t i = 0; i < sizeof kws / sizeof *kws; i++) {
     const char *t = lex(f, kws[i]);
     assert_null(strstr(t, "NAME"));

@@ -303,6 +303,18 @@ static void procedure_member(void **state) {
   assert_string_equal(stmt(f, "procedure pay(f: faction, n: int) { set fuel(f) = fuel(f) - n }"), "(procedure pay (list (param f (type faction)) (param n (type int))) (block (set fuel (list f) (- (call fuel f) n))))");
 }
 
+static void invariant_member(void **state) {
+  struct fixture *f = *state;
+  assert_string_equal(stmt(f, "invariant \"fuel is bounded\" all(g in factions: fuel(g) <= 20)"),
+                      "(invariant \"fuel is bounded\" (aggregate all g factions _ (<= (call fuel g) 20)))");
+}
+
+static void karama_card_and_name(void **state) {
+  struct fixture *f = *state;
+  assert_string_equal(ok(f, "card karama \"Karama\" { rule 3.01 \"k\" { let c = karama } }"),
+                      "(file (card karama \"Karama\" (rule rule 3.01 \"k\" (list) (list (let c karama)))))");
+}
+
 /* ---- statements ------------------------------------------------------------ */
 
 static void let_set_log_finish(void **state) {
@@ -612,7 +624,7 @@ int main(void) {
       T(rule_with_tags_and_links), T(karama_windows), T(karama_window_must_be_known),
       T(karama_without_window), T(value_shorthand), T(action_shorthand), T(phase_step_game),
       T(faction_card_blocks), T(cost_reads_as_a_value), T(variant_items), T(integer_rule_numbers), T(value_members),
-      T(action_check_members), T(trigger_members), T(procedure_member), T(let_set_log_finish),
+      T(action_check_members), T(trigger_members), T(procedure_member), T(invariant_member), T(karama_card_and_name), T(let_set_log_finish),
       T(if_chains), T(for_loops), T(signal_run_calls), T(decisions), T(cancel_scopes),
       T(cancel_scope_must_be_known), T(semicolons_separate_items), T(literals_and_names),
       T(arithmetic_precedence), T(logic_precedence), T(conditional_and_ranges),
