@@ -1172,12 +1172,12 @@ void cg_disasm(const program *p, const diag *d, int rule, strbuf *out) {
 }
 
 /* Compiles one checked console expression into a new pure function. */
-int cg_compile_expr(program *p, diag *d, node *e) {
+int cg_compile_expr(program *p, diag *d, node *e, int base) {
   cg c = {0};
   c.p = p;
   c.d = d;
   int fn = new_func(&c, what("console query"), -1, FN_PURE, 0);
-  begin(&c, fn, e->slot, e->span);
+  begin(&c, fn, base, e->span);
   expr(&c, e);
   op0(&c, OP_RET);
   end(&c);

@@ -728,7 +728,7 @@ bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err)
   if (e) {
     *ty = sema_check_expr(&r->prog, r->d, &r->arena, e);
     if (*ty != TY_ERROR) {
-      int fn = cg_compile_expr(&r->prog, r->d, e);
+      int fn = cg_compile_expr(&r->prog, r->d, e, e->slot);
       g->v.p = &r->prog;
       ok = vm_eval(&g->v, fn, NULL, 0, out, err);
     }
@@ -736,4 +736,34 @@ bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err)
   r->message = saved;
   r->message_ud = saved_ud;
   return ok;
+}
+
+/* Parses "ACTION ARG..." whatever decision is pending (for why-not). */
+int game_parse_action(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen) {
+  vm_state *vs = g->v.vs;
+  int32_t saved = vs->dec.kind;
+  vs->dec.kind = DEC_ACT;
+  int rc = mt_choice_parse(g, text, c, err, errlen);
+  vs->dec.kind = saved;
+  return rc;
+}
+
+/* Judges action choice C on the current state as if it were its faction's
+ * decision now: 1 legal, 0 refused by guards (g->v.refused lists them), -1
+ * not judgeable (message in ERR), -2-i when parameter i is outside its domain. */
+int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, size_t errlen) {
+  const program *p = &g->r->prog;
+  if (c->action < 0 || c->action >= p->nactions) return snprintf(err, errlen, "not an action"), -1;
+  const action_rec *ar = &p->actions[c->action];
+  vm_memo_reset(&g->v);
+  for (int i = 1; i < ar->nparams; i++) {
+    int64_t set = 0, lo = 0, hi = -1;
+    bool range;
+    if (!param_domain(g, c->action, i, c->args, &set, &lo, &hi, &range))
+      return snprintf(err, errlen, "the domain of '%s' could not be evaluated", ar->pname[i]), -1;
+    bool in = range ? c->args[i] >= lo && c->args[i] <= hi
+                    : c->args[i] >= 0 && c->args[i] < 64 && ((uint64_t)set >> c->args[i] & 1u);
+    if (!in) return snprintf(err, errlen, "'%s' is outside the choices the action offers", ar->pname[i]), -2 - i;
+  }
+  return action_legal(g, c->action, c->args, cost) ? 1 : 0;
 }

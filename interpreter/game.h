@@ -42,6 +42,8 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
                              const size_t *lens, int n, const char *const *variants, int nvariants, int advanced,
                              mt_message_fn fn, void *ud);
 
+int game_parse_action(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen);
+int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, size_t errlen);
 bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err);
 /* A message callback that appends to the strbuf passed as UD. */
 void game_capture(void *ud, int level, const char *text);

@@ -12,6 +12,7 @@
 #include "game.h"
 #include "mentat.h"
 #include "program.h"
+#include "explain.h"
 #include "repl.h"
 #include "sim.h"
 
@@ -26,7 +27,7 @@ static const char usage[] =
     "                                     play the pack's game rule with seeded random bots\n"
     "  play    [--factions a,b] [--turns N] [--seed N]   a full Basic game with bots, narrated\n"
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
-    "  explain --bytecode RULE-ID [pack options] [FILE...]   the same\n"
+    "  explain RULE-ID [--bytecode] [--json] [pack options]   a rule: links both ways, hooks, where defined\n"
     "  dump    board|decks|factions [--json] [--rules DIR]   the loaded components\n"
     "  repl    [--json] [--components DIR] [FILE]   the console: commands from FILE or stdin\n"
     "  rules   --list [--json] [pack options]   every rule: number, title, kind, owner, membership, karama, links\n"
@@ -78,6 +79,7 @@ typedef struct opts {
   long turns;
   uint64_t seed;
   int bytecode;
+  int json;
 } opts;
 
 static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
@@ -93,6 +95,8 @@ static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
       o->advanced = 1;
     } else if (!strcmp(a, "--bytecode")) {
       o->bytecode = 1;
+    } else if (!strcmp(a, "--json")) {
+      o->json = 1;
     } else if (!strcmp(a, "--seed")) {
       if (++i >= argc) return fprintf(stderr, "mentat: --seed needs a number\n"), -1;
       char *end;
@@ -157,12 +161,19 @@ static int cmd_disasm(int argc, char **argv) {
   opts o = {0};
   if (parse_opts(argc, argv, &o, 1) < 0) return EX_USAGE;
   if (!o.rule_id) return fputs("mentat: which rule? (a rule number)\n", stderr), EX_USAGE;
-  if (!strcmp(argv[0], "explain") && !o.bytecode)
-    return fputs("mentat: explain prints bytecode with --bytecode (rule explanations arrive with the console)\n", stderr),
-           EX_USAGE;
   int code = EX_OK;
   mt_rules *r = load(&o, &code);
   if (!r) return code;
+  if (!strcmp(argv[0], "explain")) {
+    strbuf b = {0};
+    int rc = explain_rule(r, o.rule_id, o.bytecode, o.json, &b);
+    if (rc < 0) fprintf(stderr, "mentat: error: %s\n", b.s);
+    else if (o.json) printf("{\"ok\":true,%s}\n", b.s);
+    else fputs(b.s, stdout);
+    sb_free(&b);
+    mt_rules_free(r);
+    return rc < 0 ? EX_DATAERR : EX_OK;
+  }
   char *text = NULL;
   if (mt_rules_disasm(r, o.rule_id, &text) < 0) {
     fprintf(stderr, "mentat: error: no rule %s in the loaded rule set\n", o.rule_id);

@@ -211,7 +211,9 @@ bool sema_declare(program *p, node *const *files, int nfiles, diag *d, arena *a)
 bool sema_check(program *p, diag *d, arena *a);
 bool cg_compile(program *p, diag *d);
 int sema_check_expr(program *p, diag *d, arena *a, node *e);
-int cg_compile_expr(program *p, diag *d, node *e);
+/* Compiles one checked expression into a new pure function whose locals
+ * start at slot BASE (its parameters and the checker's slots lie below). */
+int cg_compile_expr(program *p, diag *d, node *e, int base);
 int sema_find_rule(const program *p, const char *id);
 /* Does rule A supersede rule B, directly or through other rules? */
 bool sema_supersedes(const program *p, int a, int b);

@@ -24,6 +24,7 @@
 #include "opcodes.h"
 #include "data.h"
 #include "game.h"
+#include "explain.h"
 #include "repl.h"
 
 typedef struct repl {
@@ -947,6 +948,62 @@ static int cmd_expect(repl *R, int argc, char **argv, const char *rest, int prev
   return 0;
 }
 
+static int cmd_explain(repl *R, int argc, char **argv) {
+  bool bytecode = false;
+  const char *id = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--bytecode")) bytecode = true;
+    else id = argv[i];
+  }
+  if (!id) return fail(R, "usage: explain RULE-ID [--bytecode]");
+  if (!R->r && load_rules(R) < 0) return -1;
+  strbuf b = {0};
+  int rc = explain_rule(R->r, id, bytecode, R->json, R->json ? &R->jextra : &b);
+  if (R->json && rc == 0) {
+    memmove(R->jextra.s + 1, R->jextra.s, R->jextra.n + 1); /* members follow the "ok" member */
+    R->jextra.s[0] = ',';
+    R->jextra.n++;
+  }
+  if (rc < 0) {
+    fail(R, "%s", R->json ? R->jextra.s : b.s);
+    if (R->json) sb_free(&R->jextra);
+  } else if (!R->json) {
+    say(R, "%s", b.s);
+  }
+  sb_free(&b);
+  return rc;
+}
+
+static int cmd_rules_query(repl *R, int argc, char **argv) {
+  if (!R->r && load_rules(R) < 0) return -1;
+  strbuf b = {0};
+  int rc = explain_query(R->r, argc - 1, argv + 1, R->json, &b);
+  if (rc < 0) {
+    fail(R, "%s", b.s);
+  } else if (R->json) {
+    sb_printf(&R->jextra, ",%s", b.s);
+  } else {
+    sb_puts(&R->out, b.s ? b.s : "");
+  }
+  sb_free(&b);
+  return rc;
+}
+
+static int cmd_why(repl *R, const char *rest) {
+  if (!*rest || !strcmp(rest, "last")) return fail(R, "why needs a choice (why-last explanations are not available yet)");
+  strbuf b = {0};
+  int rc = explain_why(R->g, rest, R->json, &b);
+  if (rc < 0) {
+    fail(R, "%s", b.s);
+  } else if (R->json) {
+    sb_printf(&R->jextra, ",%s", b.s);
+  } else {
+    sb_puts(&R->out, b.s);
+  }
+  sb_free(&b);
+  return rc;
+}
+
 static int dispatch(repl *R, char *line, int prev_ok) {
   char copy[4096];
   snprintf(copy, sizeof copy, "%s", line);
@@ -960,6 +1017,8 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "expect")) return cmd_expect(R, argc, argv, line, prev_ok);
   if (!strcmp(cmd, "new")) return cmd_new(R, argc, argv);
   if (!strcmp(cmd, "load")) return cmd_load(R, argc, argv);
+  if (!strcmp(cmd, "explain")) return cmd_explain(R, argc, argv);
+  if (!strcmp(cmd, "rules")) return cmd_rules_query(R, argc, argv);
   if (!strcmp(cmd, "bots")) {
     if (argc != 2 || (strcmp(argv[1], "random") && strcmp(argv[1], "passive"))) return fail(R, "usage: bots random|passive");
     R->bots = !strcmp(argv[1], "passive");
@@ -968,7 +1027,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   }
   static const char *const cmds[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "storm", "turn",
                                      "phase", "ally", "unally", "hand", "discard", "stack", "bots", "show", "legal",
-                                     "do", "run", "winner", "check", "eval", "expect", "help", "load", "save"};
+                                     "do", "run", "winner", "check", "eval", "expect", "help", "load", "save", "why", "explain", "rules"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
   if (!known) {
@@ -977,7 +1036,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   }
   if (!strcmp(cmd, "help")) {
     say(R, "commands: new clear put tanks reserves spice give hand discard stack storm turn phase ally unally bots "
-           "show legal do run winner check eval expect load save (see docs/console.md)");
+           "show legal do why run winner check eval expect load save explain rules (see docs/console.md)");
     return 0;
   }
   if (need_game(R) < 0) return -1;
@@ -998,6 +1057,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "run")) return cmd_run(R, argc, argv);
   if (!strcmp(cmd, "winner")) return cmd_winner(R);
   if (!strcmp(cmd, "save")) return cmd_save(R, argc, argv);
+  if (!strcmp(cmd, "why")) return cmd_why(R, rest);
   if (!strcmp(cmd, "check")) return cmd_eval(R, rest, true);
   return cmd_eval(R, rest, false);
 }

@@ -1,0 +1,503 @@
+/* explain.c -- the engine explains itself: a rule's links and hooks, searches
+ * over the loaded rules, and why a choice is (not) legal, with the facts that
+ * decided each guard.  Everything comes from the loaded rule set (variants
+ * included) and the game's state; nothing here is canned text. */
+#include "explain.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "game.h"
+
+static const char *const form_names[] = {"rule", "ability", "value", "action", "phase", "step", "game"};
+
+static const char *karama_window(uint32_t tags) {
+  int w = (tags & TAG_KARAMA_BEFORE ? 1 : 0) | (tags & TAG_KARAMA_AFTER ? 2 : 0);
+  return w == 3 ? "both" : w == 2 ? "after" : w == 1 ? "before" : NULL;
+}
+
+static void json_ids(strbuf *b, const program *p, const int *v, int n) {
+  sb_putc(b, '[');
+  for (int i = 0; i < n; i++) {
+    if (i) sb_putc(b, ',');
+    sb_json_str(b, p->rules[v[i]].id);
+  }
+  sb_putc(b, ']');
+}
+
+/* Rules that supersede (LINK_SUPERSEDES) or amend rule R. */
+static int reverse_links(const program *p, int r, bool sup, int *out, int cap) {
+  int n = 0;
+  for (int i = 0; i < p->nrules && n < cap; i++) {
+    const rule_rec *q = &p->rules[i];
+    const int *v = sup ? q->sup : q->amd;
+    int k = sup ? q->nsup : q->namd;
+    for (int j = 0; j < k; j++)
+      if (v[j] == r) out[n++] = i;
+  }
+  return n;
+}
+
+static bool owned_by(const node *items, const node *n) {
+  for (uint32_t i = 0; items && i < items->nkids; i++)
+    if (items->kids[i] == n) return true;
+  return false;
+}
+
+/* What rule R hooks: the values it defines, actions and checks, triggers,
+ * procedures and invariants. */
+static void hooks(const program *p, int r, strbuf *text, strbuf *json) {
+  const rule_rec *rr = &p->rules[r];
+  int n = 0;
+  sb_puts(json, "[");
+#define HOOK(fmt, ...)                                                                                                 \
+  do {                                                                                                                 \
+    char h_[256];                                                                                                      \
+    snprintf(h_, sizeof h_, fmt, __VA_ARGS__);                                                                         \
+    sb_printf(text, "%s%s", n ? ", " : "", h_);                                                                        \
+    if (n) sb_putc(json, ',');                                                                                         \
+    sb_json_str(json, h_);                                                                                             \
+    n++;                                                                                                               \
+  } while (0)
+  for (int i = 0; i < p->nvalues; i++)
+    for (int k = 0; k < p->values[i].ndefs; k++)
+      if (p->values[i].defs[k].rule == r) HOOK("value %s", p->values[i].name);
+  for (int i = 0; i < p->nactions; i++)
+    if (p->actions[i].rule == r) HOOK("action %s", p->actions[i].name);
+  for (int i = 0; i < p->nchecks; i++)
+    if (p->checks[i].rule == r) HOOK("guards on action %s", p->actions[p->checks[i].action].name);
+  for (int i = 0; i < p->nactions; i++)
+    for (int g = 0; g < p->actions[i].nguards; g++)
+      if (p->actions[i].guards[g].rule == r && p->actions[i].guards[g].decl_rule != r) {
+        HOOK("guard of action %s", p->actions[i].name);
+        break;
+      }
+  static const char *const tn[] = {"before", "after", "instead of", "on"};
+  for (int i = 0; i < p->ntriggers; i++)
+    if (p->triggers[i].rule == r) HOOK("%s %s", tn[p->triggers[i].timing], p->events[p->triggers[i].event].name);
+  for (int i = 0; i < p->nprocs; i++)
+    if (p->procs[i].rule == r) HOOK("procedure %s", p->procs[i].name);
+  for (int i = 0; i < p->ninvariants; i++)
+    if (p->invariants[i].rule == r) HOOK("invariant \"%s\"", p->invariants[i].text);
+  if (rr->body_fn >= 0) HOOK("%s", rr->form == RF_PHASE ? "runs as a phase" : rr->form == RF_GAME ? "runs the game" : "runs as a step");
+#undef HOOK
+  (void)owned_by;
+  sb_puts(json, "]");
+  if (!n) sb_puts(text, "none");
+}
+
+int explain_rule(const mt_rules *r, const char *id, bool bytecode, bool json, strbuf *out) {
+  const program *p = &r->prog;
+  int k = sema_find_rule(p, id);
+  if (k < 0) {
+    const char **c = mt_calloc((size_t)p->nrules + 1, sizeof *c);
+    for (int i = 0; i < p->nrules; i++) c[i] = p->rules[i].id;
+    const char *s = diag_suggest(id, c, (size_t)p->nrules);
+    if (s) sb_printf(out, "no rule %s in the loaded rules (did you mean %s?)", id, s);
+    else sb_printf(out, "no rule %s in the loaded rules", id);
+    mt_free(c);
+    return -1;
+  }
+  const rule_rec *rr = &p->rules[k];
+  int sby[256], aby[256];
+  int nsby = reverse_links(p, k, true, sby, 256), naby = reverse_links(p, k, false, aby, 256);
+  uint32_t line = 0, col = 0;
+  diag_linecol(r->d, rr->span.file, rr->span.start, &line, &col);
+  const char *file = diag_source_name(r->d, rr->span.file);
+  const char *owner = rr->faction >= 0 ? r->def->factions[rr->faction].id : rr->card >= 0 ? r->def->cards[rr->card].id : NULL;
+  const char *kw = karama_window(rr->tags);
+  strbuf htext = {0}, hjson = {0};
+  hooks(p, k, &htext, &hjson);
+  if (json) {
+    sb_puts(out, "\"id\":");
+    sb_json_str(out, rr->id);
+    sb_puts(out, ",\"title\":");
+    sb_json_str(out, rr->title ? rr->title : "");
+    sb_printf(out, ",\"kind\":\"%s\",\"level\":\"%s\",\"faction\":", form_names[rr->form], level_names[rr->level]);
+    if (rr->faction >= 0) sb_json_str(out, r->def->factions[rr->faction].id);
+    else sb_puts(out, "null");
+    sb_puts(out, ",\"card\":");
+    if (rr->card >= 0) sb_json_str(out, r->def->cards[rr->card].id);
+    else sb_puts(out, "null");
+    sb_printf(out, ",\"advanced\":%s,\"note\":%s,\"alliance\":%s,\"karama\":", rr->tags & TAG_ADVANCED ? "true" : "false",
+              rr->tags & TAG_NOTE ? "true" : "false", rr->tags & TAG_ALLIANCE ? "true" : "false");
+    if (kw) sb_json_str(out, kw);
+    else sb_puts(out, "null");
+    sb_printf(out, ",\"in_force\":%s,\"supersedes\":", rr->disabled ? "false" : "true");
+    json_ids(out, p, rr->sup, rr->nsup);
+    sb_puts(out, ",\"amends\":");
+    json_ids(out, p, rr->amd, rr->namd);
+    sb_puts(out, ",\"superseded_by\":");
+    json_ids(out, p, sby, nsby);
+    sb_puts(out, ",\"amended_by\":");
+    json_ids(out, p, aby, naby);
+    sb_puts(out, ",\"hooks\":");
+    sb_puts(out, hjson.s);
+    sb_puts(out, ",\"defined_at\":");
+    char at[512];
+    snprintf(at, sizeof at, "%s:%u", file, line);
+    sb_json_str(out, at);
+    if (rr->variant) {
+      sb_puts(out, ",\"variant\":");
+      sb_json_str(out, rr->variant);
+    }
+  } else {
+    sb_printf(out, "%s  %s\n", rr->id, rr->title ? rr->title : "");
+    sb_printf(out, "  kind: %s (%s)%s%s\n", form_names[rr->form], level_names[rr->level], owner ? ", of " : "", owner ? owner : "");
+    sb_printf(out, "  game: %s%s%s%s\n", rr->tags & TAG_ADVANCED ? "Advanced" : "Basic", rr->tags & TAG_NOTE ? ", a note (no behaviour)" : "",
+              rr->tags & TAG_ALLIANCE ? ", an alliance ability" : "", rr->disabled ? "; NOT in force in this rule set" : "");
+    if (kw)
+      sb_printf(out, "  karama: %s (%s)\n", kw,
+                !strcmp(kw, "after") ? "a Karama card may cancel a use as it is attempted"
+                : !strcmp(kw, "both") ? "a Karama card may prevent a use, played before it"
+                                      : "preventable: a passive or pre-emptive power");
+    else sb_puts(out, "  karama: not cancellable\n");
+    if (rr->nsup) {
+      sb_puts(out, "  supersedes:");
+      for (int i = 0; i < rr->nsup; i++) sb_printf(out, " %s (%s)", p->rules[rr->sup[i]].id, p->rules[rr->sup[i]].title);
+      sb_putc(out, '\n');
+    }
+    if (rr->namd) {
+      sb_puts(out, "  amends:");
+      for (int i = 0; i < rr->namd; i++) sb_printf(out, " %s (%s)", p->rules[rr->amd[i]].id, p->rules[rr->amd[i]].title);
+      sb_putc(out, '\n');
+    }
+    if (nsby) {
+      sb_puts(out, "  superseded by:");
+      for (int i = 0; i < nsby; i++) sb_printf(out, " %s (%s)", p->rules[sby[i]].id, p->rules[sby[i]].title);
+      sb_putc(out, '\n');
+    }
+    if (naby) {
+      sb_puts(out, "  amended by:");
+      for (int i = 0; i < naby; i++) sb_printf(out, " %s (%s)", p->rules[aby[i]].id, p->rules[aby[i]].title);
+      sb_putc(out, '\n');
+    }
+    sb_printf(out, "  hooks: %s\n", htext.s);
+    if (rr->replaced) sb_printf(out, "  replaced by variant %s\n", rr->replaced_by);
+    sb_printf(out, "  defined at %s:%u%s%s\n", file, line, rr->variant ? " in variant " : "", rr->variant ? rr->variant : "");
+    if (bytecode) {
+      char *text = NULL;
+      if (mt_rules_disasm(r, id, &text) == 0) sb_puts(out, text);
+      mt_free(text);
+    }
+  }
+  sb_free(&htext);
+  sb_free(&hjson);
+  return 0;
+}
+
+static bool contains_ci(const char *hay, const char *needle) {
+  size_t n = strlen(needle);
+  for (; *hay; hay++) {
+    size_t i = 0;
+    while (i < n && hay[i] && ((hay[i] | 32) == (needle[i] | 32))) i++;
+    if (i == n) return true;
+  }
+  return false;
+}
+
+/* Does rule R hook the value, event, action or procedure NAME? */
+static bool hooks_name(const program *p, int r, const char *name) {
+  for (int i = 0; i < p->nvalues; i++)
+    if (!strcmp(p->values[i].name, name))
+      for (int k = 0; k < p->values[i].ndefs; k++)
+        if (p->values[i].defs[k].rule == r) return true;
+  for (int i = 0; i < p->nactions; i++)
+    if (!strcmp(p->actions[i].name, name)) {
+      if (p->actions[i].rule == r) return true;
+      for (int g = 0; g < p->actions[i].nguards; g++)
+        if (p->actions[i].guards[g].rule == r) return true;
+      for (int k = 0; k < p->nchecks; k++)
+        if (p->checks[k].action == i && p->checks[k].rule == r) return true;
+    }
+  for (int i = 0; i < p->ntriggers; i++)
+    if (p->triggers[i].rule == r && !strcmp(p->events[p->triggers[i].event].name, name)) return true;
+  for (int i = 0; i < p->nprocs; i++)
+    if (p->procs[i].rule == r && !strcmp(p->procs[i].name, name)) return true;
+  return false;
+}
+
+int explain_query(const mt_rules *r, int argc, char **argv, bool json, strbuf *out) {
+  const program *p = &r->prog;
+  if (argc < 1) {
+    sb_puts(out, "usage: rules NUMBER-PREFIX | KEYWORD | faction F | card C | hooks NAME | karama | basic | advanced | phase ID");
+    return -1;
+  }
+  const char *what = argv[0];
+  int faction = -1, card = -1, phase = -1;
+  if (!strcmp(what, "faction") && argc > 1) {
+    faction = board_faction_index(r->def, argv[1]);
+    if (faction < 0) {
+      sb_printf(out, "unknown faction '%s'", argv[1]);
+      return -1;
+    }
+  }
+  if (!strcmp(what, "card") && argc > 1) {
+    card = board_card_index(r->def, argv[1]);
+    if (card < 0) {
+      sb_printf(out, "unknown card '%s'", argv[1]);
+      return -1;
+    }
+  }
+  if (!strcmp(what, "phase") && argc > 1) {
+    phase = sema_find_rule(p, argv[1]);
+    for (int i = 0; i < p->nrules && phase < 0; i++)
+      if (p->rules[i].form == RF_PHASE && p->rules[i].name &&
+          (!strcmp(p->rules[i].name, argv[1]) || (!strncmp(p->rules[i].name, argv[1], strlen(argv[1])) &&
+                                                  !strcmp(p->rules[i].name + strlen(argv[1]), "_phase"))))
+        phase = i;
+    if (phase < 0) {
+      sb_printf(out, "unknown phase '%s'", argv[1]);
+      return -1;
+    }
+  }
+  int n = 0;
+  if (json) sb_puts(out, "\"matches\":[");
+  for (int i = 0; i < p->nrules; i++) {
+    const rule_rec *rr = &p->rules[i];
+    bool m;
+    if (faction >= 0) m = rr->faction == faction;
+    else if (card >= 0) m = rr->card >= 0 && !strcmp(r->def->cards[rr->card].id, r->def->cards[card].id);
+    else if (phase >= 0) {
+      m = false;
+      for (int q = i; q >= 0 && !m; q = p->rules[q].parent) m = q == phase;
+      if (!m) { /* numbered under the phase */
+        size_t pl = strlen(p->rules[phase].id);
+        m = !strncmp(rr->id, p->rules[phase].id, pl) && (rr->id[pl] == '.' || !rr->id[pl]);
+      }
+    } else if (!strcmp(what, "hooks") && argc > 1) m = hooks_name(p, i, argv[1]);
+    else if (!strcmp(what, "karama")) m = (rr->tags & TAG_KARAMA) != 0;
+    else if (!strcmp(what, "advanced")) m = (rr->tags & TAG_ADVANCED) != 0;
+    else if (!strcmp(what, "basic")) m = !(rr->tags & TAG_ADVANCED);
+    else if (what[0] >= '0' && what[0] <= '9') {
+      size_t pl = strlen(what);
+      m = !strncmp(rr->id, what, pl) && (rr->id[pl] == '.' || !rr->id[pl] || what[pl - 1] == '.');
+    } else {
+      m = true; /* keywords: every word must appear in the title or the id */
+      for (int a = 0; a < argc && m; a++) m = contains_ci(rr->title ? rr->title : "", argv[a]) || contains_ci(rr->id, argv[a]);
+    }
+    if (!m) continue;
+    if (json) {
+      sb_printf(out, "%s{\"id\":", n ? "," : "");
+      sb_json_str(out, rr->id);
+      sb_puts(out, ",\"title\":");
+      sb_json_str(out, rr->title ? rr->title : "");
+      sb_puts(out, "}");
+    } else {
+      sb_printf(out, "%s%-14s %s%s", n ? "\n" : "", rr->id, rr->title ? rr->title : "", rr->disabled ? " (not in force)" : "");
+    }
+    n++;
+  }
+  if (json) sb_printf(out, "],\"count\":%d", n);
+  else if (!n) sb_puts(out, "no rule matches");
+  return 0;
+}
+
+/* The facts behind a guard: each call or variable in its condition,
+ * evaluated with the choice's arguments (ARGS: parameters, then cost). */
+static void facts(mt_game *g, const action_rec *a, const node *n, const int64_t *args, int nargs, strbuf *text, strbuf *json,
+                  int *count, int depth) {
+  if (!n || depth > 6 || *count >= 8) return;
+  mt_rules *r = (mt_rules *)(uintptr_t)g->r;
+  bool interesting = (n->kind == AST_CALL && n->op != CALL_ATTR) || (n->kind == AST_NAME && (n->op == REF_VAR || n->op == REF_VALUE || n->op == REF_BUILTIN));
+  if (interesting && n->ty != TY_ERROR && n->ty != TY_VOID) {
+    /* compile the sub-expression as a function of the action's parameters */
+    int fn = cg_compile_expr(&r->prog, r->d, (node *)(uintptr_t)n, a->ast->slot);
+    r->prog.funcs[fn].nparams = nargs;
+    if (r->prog.funcs[fn].nlocals < nargs) r->prog.funcs[fn].nlocals = nargs;
+    int64_t v;
+    if (vm_eval(&g->v, fn, args, nargs, &v, NULL)) {
+      size_t len;
+      const char *src = diag_source_text(r->d, n->span.file, &len);
+      strbuf val = {0};
+      vm_format_value(&g->v, n->ty, v, &val);
+      char fact[512];
+      /* show the call with its arguments' values */
+      strbuf call = {0};
+      if (n->kind == AST_CALL) {
+        sb_printf(&call, "%s(", n->name);
+        for (uint32_t i = 0; i < n->nkids; i++) {
+          int64_t av;
+          int afn = cg_compile_expr(&r->prog, r->d, n->kids[i], a->ast->slot);
+          r->prog.funcs[afn].nparams = nargs;
+          if (r->prog.funcs[afn].nlocals < nargs) r->prog.funcs[afn].nlocals = nargs;
+          if (i) sb_puts(&call, ", ");
+          if (vm_eval(&g->v, afn, args, nargs, &av, NULL)) vm_format_value(&g->v, n->kids[i]->ty, av, &call);
+          else sb_puts(&call, "?");
+        }
+        sb_puts(&call, ")");
+      } else {
+        sb_printf(&call, "%.*s", (int)(n->span.end - n->span.start), src + n->span.start);
+      }
+      snprintf(fact, sizeof fact, "%s is %s", call.s, val.s);
+      sb_printf(text, "%s%s", *count ? "; " : "", fact);
+      if (*count) sb_putc(json, ',');
+      sb_json_str(json, fact);
+      (*count)++;
+      sb_free(&val);
+      sb_free(&call);
+    }
+  }
+  for (uint32_t i = 0; i < n->nkids; i++) facts(g, a, n->kids[i], args, nargs, text, json, count, depth + 1);
+}
+
+int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
+  const mt_decision *d = mt_pending(g);
+  mt_choice c;
+  char err[256];
+  const program *p = &g->r->prog;
+  /* an action is judged as if it were its faction's decision now */
+  if (game_parse_action(g, choice, &c, err, sizeof err) < 0) {
+    if (!d || mt_choice_parse(g, choice, &c, err, sizeof err) < 0) {
+      if (json) {
+        sb_puts(out, "\"error\":");
+        sb_json_str(out, err);
+      } else {
+        sb_puts(out, err);
+      }
+      return -1;
+    }
+    mt_choice legal[4096]; /* asks, numbers, yes/no: legality is membership */
+    size_t n = mt_legal(g, legal, 4096);
+    bool ok = false;
+    for (size_t i = 0; i < n && i < 4096; i++) ok |= legal[i].value == c.value;
+    if (json) sb_printf(out, "\"legal\":%s,\"rules\":[\"%s\"],\"because\":[],\"text\":", ok ? "true" : "false", d->rule);
+    char t[512];
+    snprintf(t, sizeof t, "%s is %s answer to '%s' (rule %s)", choice, ok ? "a legal" : "not a legal", d->prompt, d->rule);
+    if (json) sb_json_str(out, t);
+    else sb_puts(out, t);
+    return 0;
+  }
+  const action_rec *a = &p->actions[c.action];
+  int64_t cost = 0;
+  int judged = game_judge_action(g, &c, &cost, err, sizeof err);
+  if (judged <= -2) { /* a parameter outside the domain its rule gives */
+    int i = -2 - judged;
+    const node *dom = a->pdomain[i];
+    strbuf t = {0}, v = {0};
+    vm_format_value(&g->v, a->ptype[i], c.args[i], &v);
+    sb_printf(&t, "No: %s is not a possible %s for %s under %s (%s)", v.s, a->pname[i], a->name, p->rules[a->rule].id,
+              p->rules[a->rule].title);
+    if (dom) {
+      size_t len;
+      const char *src = diag_source_text(g->r->d, dom->span.file, &len);
+      sb_printf(&t, ": %s in %.*s", a->pname[i], (int)(dom->span.end - dom->span.start), src + dom->span.start);
+    }
+    if (json) {
+      sb_printf(out, "\"legal\":false,\"rules\":[\"%s\"],\"because\":[{\"rule\":", p->rules[a->rule].id);
+      sb_json_str(out, p->rules[a->rule].id);
+      sb_puts(out, ",\"title\":");
+      sb_json_str(out, p->rules[a->rule].title ? p->rules[a->rule].title : "");
+      sb_puts(out, ",\"facts\":[]}],\"text\":");
+      sb_json_str(out, t.s);
+    } else {
+      sb_puts(out, t.s);
+    }
+    sb_free(&t);
+    sb_free(&v);
+    return 0;
+  }
+  if (judged < 0) {
+    if (json) {
+      sb_puts(out, "\"legal\":false,\"rules\":[],\"because\":[],\"text\":");
+      sb_json_str(out, err);
+    } else {
+      sb_printf(out, "No: %s", err);
+    }
+    return 0;
+  }
+  bool legal = judged == 1;
+  int nref = g->v.nrefused;
+  int refused[64];
+  memcpy(refused, g->v.refused, sizeof(int) * (size_t)nref);
+  int64_t args[MAX_PARAMS + 1];
+  memcpy(args, c.args, sizeof(int64_t) * (size_t)a->nparams);
+  args[a->nparams] = cost;
+  strbuf text = {0}, because = {0}, rules = {0};
+  if (legal) {
+    sb_printf(&text, "Yes: %s is legal (rule %s, %s)", choice, p->rules[a->rule].id, p->rules[a->rule].title);
+    if (a->cost) {
+      size_t len;
+      const char *src = diag_source_text(g->r->d, a->cost->span.file, &len);
+      sb_printf(&text, "; it costs %lld (%.*s", (long long)cost, (int)(a->cost->span.end - a->cost->span.start), src + a->cost->span.start);
+      /* the value rule that decided the cost */
+      if (a->cost->kind == AST_CALL && a->cost->op == CALL_VALUE) {
+        const value_rec *vr = &p->values[a->cost->sym];
+        for (int k = 0; k < vr->ndefs; k++) {
+          const value_def *vd = &vr->defs[k];
+          if (!vm_rule_active(&g->v, vd->rule)) continue;
+          int64_t m = 1;
+          int64_t vargs[MAX_PARAMS];
+          bool okargs = true;
+          for (uint32_t i = 0; i < a->cost->nkids && i < MAX_PARAMS; i++) {
+            mt_rules *rr = (mt_rules *)(uintptr_t)g->r;
+            int afn = cg_compile_expr(&rr->prog, rr->d, a->cost->kids[i], a->ast->slot);
+            rr->prog.funcs[afn].nparams = a->nparams + 1;
+            if (rr->prog.funcs[afn].nlocals < a->nparams + 1) rr->prog.funcs[afn].nlocals = a->nparams + 1;
+            okargs &= vm_eval(&g->v, afn, args, a->nparams + 1, &vargs[i], NULL);
+          }
+          if (!okargs) break;
+          if (vd->match_fn >= 0 && !vm_eval(&g->v, vd->match_fn, vargs, vr->nparams, &m, NULL)) break;
+          if (m) {
+            sb_printf(&text, ", by rule %s: %s", p->rules[vd->rule].id, p->rules[vd->rule].title);
+            sb_printf(&rules, "%s\"%s\"", rules.n ? "," : "", p->rules[vd->rule].id);
+            break;
+          }
+        }
+      }
+      sb_puts(&text, ")");
+    }
+    sb_printf(&rules, "%s\"%s\"", rules.n ? "," : "", p->rules[a->rule].id);
+  } else {
+    sb_printf(&text, "No: %s is refused", choice);
+    for (int i = 0; i < nref; i++) {
+      int gi = refused[i];
+      int rule = gi < 0 ? a->rule : a->guards[gi].rule;
+      sb_printf(&text, "\n  %s (%s)", p->rules[rule].id, p->rules[rule].title);
+      sb_printf(&rules, "%s\"%s\"", rules.n ? "," : "", p->rules[rule].id);
+      if (because.n) sb_putc(&because, ',');
+      sb_puts(&because, "{\"rule\":");
+      sb_json_str(&because, p->rules[rule].id);
+      sb_puts(&because, ",\"title\":");
+      sb_json_str(&because, p->rules[rule].title ? p->rules[rule].title : "");
+      sb_puts(&because, ",\"facts\":[");
+      if (gi >= 0) {
+        const guard_rec *gr = &a->guards[gi];
+        size_t len;
+        const char *src = diag_source_text(g->r->d, gr->span.file, &len);
+        sb_printf(&text, ": %s %.*s", gr->forbid ? "forbids" : "requires", (int)(gr->span.end - gr->span.start), src + gr->span.start);
+        strbuf ftext = {0};
+        int nf = 0;
+        facts(g, a, gr->cond, args, a->nparams + 1, &ftext, &because, &nf, 0);
+        if (nf) sb_printf(&text, "\n      facts: %s", ftext.s);
+        sb_free(&ftext);
+      } else {
+        sb_puts(&text, ": the rule is not in force now (cancelled, or its faction is not playing)");
+      }
+      sb_puts(&because, "]}");
+    }
+    /* rules that would allow it in other circumstances: those that lift these guards */
+    for (int i = 0; i < nref; i++) {
+      int gi = refused[i];
+      if (gi < 0) continue;
+      int rule = a->guards[gi].rule;
+      for (int k = 0; k < p->nchecks; k++)
+        if (p->checks[k].action == c.action && sema_supersedes(p, p->checks[k].rule, rule))
+          sb_printf(&text, "\n  (rule %s, %s, lifts %s in its cases)", p->rules[p->checks[k].rule].id,
+                    p->rules[p->checks[k].rule].title, p->rules[rule].id);
+    }
+  }
+  if (json) {
+    sb_printf(out, "\"legal\":%s,\"rules\":[%s],", legal ? "true" : "false", rules.s ? rules.s : "");
+    if (legal && a->cost) sb_printf(out, "\"cost\":%lld,", (long long)cost);
+    sb_printf(out, "\"because\":[%s],\"text\":", because.s ? because.s : "");
+    sb_json_str(out, text.s);
+  } else {
+    sb_puts(out, text.s);
+  }
+  sb_free(&text);
+  sb_free(&because);
+  sb_free(&rules);
+  return 0;
+}
