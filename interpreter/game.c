@@ -546,6 +546,7 @@ int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why) {
     const func_rec *f = &p->funcs[ar->effect_fn];
     for (int i = ar->nparams + 1; i < f->nlocals; i++) vs->stack[vs->sp++] = 0;
     vm_frame *fr = &vs->frames[vs->nframes++];
+    if (g->v.fired) g->v.fired(g->v.fired_ud, ar->effect_fn);
     fr->fn = ar->effect_fn;
     fr->pc = (int32_t)f->start;
     fr->base = base;

@@ -48,11 +48,40 @@ typedef struct repl {
   const char *file;
   int line;
   int failures, errors;
+  bool trace;
+  strbuf fired;        /* rules that fired during the last command that ran the game */
+  strbuf last_fired;   /* ... kept for `why last` */
+  mt_game *history[256]; /* undo stack: the states before each change */
+  int nhistory, nfuture;
+  mt_game *future[256];
+  char branch[64];
+  struct {
+    char name[64];
+    mt_game *g;
+  } branches[32];
+  int nbranches;
 } repl;
+
 
 static void narrate(void *ud, const char *rule, const char *text) {
   repl *R = ud;
   sb_printf(&R->log, "[%s] %s\n", rule, text);
+}
+
+/* Told of every rule code the game runs: for `trace` and `why last`. */
+static void on_fired(void *ud, int fn) {
+  repl *R = ud;
+  const program *p = &R->r->prog;
+  const func_rec *f = &p->funcs[fn];
+  if (f->rule < 0 || R->fired.n > 60000) return;
+  const rule_rec *rr = &p->rules[f->rule];
+  sb_printf(&R->fired, "  %s (%s): %s\n", rr->id, rr->title ? rr->title : "", f->what);
+}
+
+static void attach(repl *R, mt_game *g) {
+  mt_game_set_log(g, narrate, R);
+  g->v.fired = on_fired;
+  g->v.fired_ud = R;
 }
 
 static void say(repl *R, const char *fmt, ...) MT_PRINTF(2, 3);
@@ -308,7 +337,7 @@ static int cmd_new(repl *R, int argc, char **argv) {
   char err[256];
   R->g = mt_game_new(R->r, nf ? fac : NULL, nf, (uint64_t)seed, err, sizeof err);
   if (!R->g) return fail(R, "%s", err);
-  mt_game_set_log(R->g, narrate, R);
+  attach(R, R->g);
   R->bot_rng = (uint64_t)seed ^ 0x626f74ull;
   if (turns > 0) {
     const program *p = &R->r->prog;
@@ -819,6 +848,7 @@ static int cmd_winner(repl *R) {
   strbuf log = R->log;
   R->log = (strbuf){0};
   mt_game_set_log(R->g, narrate, R);
+  R->g->v.fired = NULL;
   int rc = seek_phase(R, k);
   if (rc == 0) {
     R->g->v.vs->stop_phase_end = k;
@@ -887,7 +917,7 @@ static int cmd_load(repl *R, int argc, char **argv) {
   if (!g) return fail(R, "could not load '%s'", argv[1]);
   mt_game_free(R->g);
   R->g = g;
-  mt_game_set_log(g, narrate, R);
+  attach(R, g);
   say(R, "loaded %s (state hash %016llx)", argv[1], (unsigned long long)mt_hash(g));
   return 0;
 }
@@ -989,8 +1019,83 @@ static int cmd_rules_query(repl *R, int argc, char **argv) {
   return rc;
 }
 
+/* Keeps the state before a change, for undo; a change forgets the redo list. */
+static void remember(repl *R) {
+  if (!R->g) return;
+  if (R->nhistory == 256) {
+    mt_game_free(R->history[0]);
+    memmove(R->history, R->history + 1, sizeof R->history[0] * 255);
+    R->nhistory--;
+  }
+  R->history[R->nhistory++] = mt_clone(R->g);
+  while (R->nfuture) mt_game_free(R->future[--R->nfuture]);
+}
+
+static int cmd_undo(repl *R, bool redo) {
+  mt_game **from = redo ? R->future : R->history, **to = redo ? R->history : R->future;
+  int *nfrom = redo ? &R->nfuture : &R->nhistory, *nto = redo ? &R->nhistory : &R->nfuture;
+  if (!*nfrom) return fail(R, "nothing to %s", redo ? "redo" : "undo");
+  if (*nto < 256) to[(*nto)++] = R->g;
+  else mt_game_free(R->g);
+  R->g = from[--*nfrom];
+  attach(R, R->g);
+  say(R, "%s: state hash %016llx", redo ? "redone" : "undone", (unsigned long long)mt_hash(R->g));
+  return 0;
+}
+
+/* fork NAME: keep a copy of this position as branch NAME; switch NAME: go to
+ * it (the current position is kept under the current branch's name). */
+static int cmd_branch(repl *R, int argc, char **argv) {
+  if (argc != 2 || strlen(argv[1]) >= 64) return fail(R, "usage: %s NAME", argv[0]);
+  int k = -1;
+  for (int i = 0; i < R->nbranches; i++)
+    if (!strcmp(R->branches[i].name, argv[1])) k = i;
+  if (!strcmp(argv[0], "fork")) {
+    if (k < 0) {
+      if (R->nbranches == 32) return fail(R, "at most 32 branches");
+      k = R->nbranches++;
+      snprintf(R->branches[k].name, sizeof R->branches[k].name, "%s", argv[1]);
+    } else {
+      mt_game_free(R->branches[k].g);
+    }
+    R->branches[k].g = mt_clone(R->g);
+    say(R, "branch %s: a copy of this position", argv[1]);
+    return 0;
+  }
+  if (k < 0) {
+    const char *c[32];
+    for (int i = 0; i < R->nbranches; i++) c[i] = R->branches[i].name;
+    return suggest_fail(R, "branch", argv[1], c, (size_t)R->nbranches);
+  }
+  /* keep where we are under the current branch name ("main" at first) */
+  const char *cur = R->branch[0] ? R->branch : "main";
+  int c = -1;
+  for (int i = 0; i < R->nbranches; i++)
+    if (!strcmp(R->branches[i].name, cur)) c = i;
+  if (c < 0 && R->nbranches < 32) {
+    c = R->nbranches++;
+    snprintf(R->branches[c].name, sizeof R->branches[c].name, "%s", cur);
+    R->branches[c].g = NULL;
+  }
+  if (c >= 0) {
+    mt_game_free(R->branches[c].g);
+    R->branches[c].g = R->g;
+  } else {
+    mt_game_free(R->g);
+  }
+  R->g = mt_clone(R->branches[k].g);
+  attach(R, R->g);
+  snprintf(R->branch, sizeof R->branch, "%s", argv[1]);
+  say(R, "on branch %s", argv[1]);
+  return 0;
+}
+
 static int cmd_why(repl *R, const char *rest) {
-  if (!*rest || !strcmp(rest, "last")) return fail(R, "why needs a choice (why-last explanations are not available yet)");
+  if (!*rest || !strcmp(rest, "last")) {
+    if (!R->last_fired.n) return fail(R, "nothing has run yet");
+    say(R, "the last step ran these rules, in order:\n%s", R->last_fired.s);
+    return 0;
+  }
   strbuf b = {0};
   int rc = explain_why(R->g, rest, R->json, &b);
   if (rc < 0) {
@@ -1017,6 +1122,12 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "expect")) return cmd_expect(R, argc, argv, line, prev_ok);
   if (!strcmp(cmd, "new")) return cmd_new(R, argc, argv);
   if (!strcmp(cmd, "load")) return cmd_load(R, argc, argv);
+  if (!strcmp(cmd, "trace")) {
+    if (argc != 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off"))) return fail(R, "usage: trace on|off");
+    R->trace = !strcmp(argv[1], "on");
+    say(R, "trace %s", argv[1]);
+    return 0;
+  }
   if (!strcmp(cmd, "explain")) return cmd_explain(R, argc, argv);
   if (!strcmp(cmd, "rules")) return cmd_rules_query(R, argc, argv);
   if (!strcmp(cmd, "bots")) {
@@ -1027,7 +1138,8 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   }
   static const char *const cmds[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "storm", "turn",
                                      "phase", "ally", "unally", "hand", "discard", "stack", "bots", "show", "legal",
-                                     "do", "run", "winner", "check", "eval", "expect", "help", "load", "save", "why", "explain", "rules"};
+                                     "do", "run", "winner", "check", "eval", "expect", "help", "load", "save", "why", "explain", "rules",
+                                     "trace", "undo", "redo", "fork", "switch"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
   if (!known) {
@@ -1036,10 +1148,18 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   }
   if (!strcmp(cmd, "help")) {
     say(R, "commands: new clear put tanks reserves spice give hand discard stack storm turn phase ally unally bots "
-           "show legal do why run winner check eval expect load save explain rules (see docs/console.md)");
+           "show legal do why run winner check eval expect load save explain rules trace undo redo fork switch "
+           "(see docs/console.md)");
     return 0;
   }
   if (need_game(R) < 0) return -1;
+  if (!strcmp(cmd, "undo")) return cmd_undo(R, false);
+  if (!strcmp(cmd, "redo")) return cmd_undo(R, true);
+  if (!strcmp(cmd, "fork") || !strcmp(cmd, "switch")) return cmd_branch(R, argc, argv);
+  static const char *const changing[] = {"clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard", "stack",
+                                         "storm", "turn", "phase", "ally", "unally", "do", "run"};
+  for (size_t i = 0; i < sizeof changing / sizeof *changing; i++)
+    if (!strcmp(cmd, changing[i])) remember(R);
   if (!strcmp(cmd, "clear")) return cmd_clear(R, argc, argv);
   if (!strcmp(cmd, "put")) return cmd_put(R, argc, argv);
   if (!strcmp(cmd, "tanks") || !strcmp(cmd, "reserves")) return cmd_pool(R, argc, argv);
@@ -1131,7 +1251,20 @@ int repl_main(int argc, char **argv, const char *default_pack) {
     R->ok = 1;
     bool is_expect = !strncmp(s, "expect", 6);
     if (!is_expect) R->nrefused = 0; /* an expectation reads the previous command's refusal */
+    sb_free(&R->fired);
     int rc = dispatch(R, s, prev_ok);
+    if (R->fired.n) {
+      sb_free(&R->last_fired);
+      R->last_fired = R->fired;
+      R->fired = (strbuf){0};
+      if (R->trace) {
+        strbuf t = {0};
+        sb_printf(&t, "trace:\n%s", R->last_fired.s);
+        sb_puts(&t, R->log.s ? R->log.s : "");
+        sb_free(&R->log);
+        R->log = t;
+      }
+    }
     if (rc < 0 && !is_expect && script) {
       /* an error in a script is a failure unless the next line expects it */
       long pos = ftell(in);
@@ -1162,6 +1295,11 @@ int repl_main(int argc, char **argv, const char *default_pack) {
   sb_free(&R->out);
   sb_free(&R->log);
   sb_free(&R->jextra);
+  sb_free(&R->fired);
+  sb_free(&R->last_fired);
+  for (int i = 0; i < R->nhistory; i++) mt_game_free(R->history[i]);
+  for (int i = 0; i < R->nfuture; i++) mt_game_free(R->future[i]);
+  for (int i = 0; i < R->nbranches; i++) mt_game_free(R->branches[i].g);
   mt_game_free(R->g);
   mt_rules_free(R->r);
   mt_free(R);

@@ -409,6 +409,7 @@ dispatch:
     F->fn = fn;
     F->base = sp - n;
     F->pad = memo_slot; /* where the result is remembered, or -1 */
+    if (v->fired && !R->scratch && f->kind == FN_EFFECT) v->fired(v->fired_ud, fn);
     for (int i = n; i < f->nlocals; i++) S[sp++] = 0;
     pc = f->start;
     DISPATCH();

@@ -77,6 +77,8 @@ typedef struct vm {
   uint64_t steps;
   vm_memo *memo;       /* VM_MEMO entries, allocated on first use */
   char logbuf[1024];   /* narration is formatted here */
+  void (*fired)(void *ud, int fn); /* told of every rule code the game runs (triggers, steps, effects); may be NULL */
+  void *fired_ud;
   uint32_t memo_epoch;
 } vm;
 
