@@ -27,6 +27,11 @@
 #include "explain.h"
 #include "repl.h"
 
+#include <unistd.h>
+#ifdef MT_HAVE_LIBEDIT
+#include <editline/readline.h>
+#endif
+
 typedef struct repl {
   char components[4096];
   const char *variants[32];
@@ -1109,6 +1114,61 @@ static int cmd_why(repl *R, const char *rest) {
   return rc;
 }
 
+static const char *const help_text[][2] = {
+    {"new", "new [factions=a,b] [ruleset=basic|advanced] [variants=a,b] [seed=N] [turns=N] -- a new game at the start position"},
+    {"clear", "clear FACTION|all -- forces on the board go back to reserves"},
+    {"put", "put FACTION N [KIND] TERRITORY [SECTOR] -- forces from reserves (then tanks) onto the map"},
+    {"tanks", "tanks FACTION N [KIND] -- set the tanks to N (balancing with reserves)"},
+    {"reserves", "reserves FACTION N [KIND] -- set the reserves to N (balancing with the tanks)"},
+    {"spice", "spice FACTION N | spice TERRITORY N [SECTOR] -- spice behind a shield or on the map (the bank balances)"},
+    {"give", "give FACTION CARD... -- cards into a hand"},
+    {"hand", "hand FACTION CARD... -- set a hand exactly"},
+    {"discard", "discard spice CARD... -- onto the spice discard pile, the last on top"},
+    {"stack", "stack spice|treachery|storm CARD... -- on top of a deck, the first named drawn first"},
+    {"storm", "storm SECTOR -- move the storm marker"},
+    {"turn", "turn N -- set the turn marker"},
+    {"phase", "phase ID -- position the game at the start of a phase of this turn (name or rule number)"},
+    {"ally", "ally F1 F2 -- form an alliance"},
+    {"unally", "unally F -- break F's alliance"},
+    {"bots", "bots random|passive -- how decisions are answered by run"},
+    {"show", "show [state|faction F|territory T] -- the position"},
+    {"legal", "legal -- the pending decision and its legal answers"},
+    {"do", "do CHOICE -- answer the pending decision (e.g. do ship fremen ... / do yes / do 3)"},
+    {"why", "why CHOICE -- legal or not now, and which rules decide, with the facts; why last -- the rules the last step ran"},
+    {"explain", "explain RULE-ID [--bytecode] -- a rule: links both ways, hooks, where it is defined"},
+    {"rules", "rules QUERY -- search the rules: number prefix, keywords, faction F, card C, hooks NAME, karama, basic, advanced, phase ID"},
+    {"run", "run [step|phase|turn|game] -- play on, bots answering"},
+    {"winner", "winner -- who would win if this turn's Mentat Pause were resolved now"},
+    {"eval", "eval EXPR -- an expression of the rules language on the current state"},
+    {"check", "check EXPR -- an expectation: EXPR must be true"},
+    {"expect", "expect ok|error|refused RULE...|output TEXT -- an expectation about the previous command"},
+    {"trace", "trace on|off -- print every rule that fires while the game runs"},
+    {"undo", "undo / redo -- step back or forward through changes"},
+    {"redo", "redo -- after undo"},
+    {"fork", "fork NAME -- keep a copy of this position as a branch"},
+    {"switch", "switch NAME -- go to a branch (the current position stays on its branch)"},
+    {"save", "save FILE -- the position as YAML"},
+    {"load", "load FILE -- a saved position"},
+    {"help", "help [COMMAND]"},
+};
+
+static int cmd_help(repl *R, int argc, char **argv) {
+  size_t n = sizeof help_text / sizeof *help_text;
+  if (argc > 1) {
+    for (size_t i = 0; i < n; i++)
+      if (!strcmp(help_text[i][0], argv[1])) {
+        say(R, "%s", help_text[i][1]);
+        return 0;
+      }
+    const char *c[64];
+    for (size_t i = 0; i < n && i < 64; i++) c[i] = help_text[i][0];
+    return suggest_fail(R, "command", argv[1], c, n);
+  }
+  say(R, "commands (help COMMAND for one; docs/console.md for all):\n");
+  for (size_t i = 0; i < n; i++) say(R, "  %s\n", help_text[i][1]);
+  return 0;
+}
+
 static int dispatch(repl *R, char *line, int prev_ok) {
   char copy[4096];
   snprintf(copy, sizeof copy, "%s", line);
@@ -1146,12 +1206,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
     const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
     return s ? fail(R, "unknown command '%s' (did you mean '%s'?)", cmd, s) : fail(R, "unknown command '%s'", cmd);
   }
-  if (!strcmp(cmd, "help")) {
-    say(R, "commands: new clear put tanks reserves spice give hand discard stack storm turn phase ally unally bots "
-           "show legal do why run winner check eval expect load save explain rules trace undo redo fork switch "
-           "(see docs/console.md)");
-    return 0;
-  }
+  if (!strcmp(cmd, "help")) return cmd_help(R, argc, argv);
   if (need_game(R) < 0) return -1;
   if (!strcmp(cmd, "undo")) return cmd_undo(R, false);
   if (!strcmp(cmd, "redo")) return cmd_undo(R, true);
@@ -1182,6 +1237,25 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   return cmd_eval(R, rest, false);
 }
 
+static bool colour(void) { return isatty(1) && !getenv("NO_COLOR"); }
+
+/* Under a failed command, a caret under the word its message quotes. */
+static void caret(repl *R, const char *line, FILE *out) {
+  const char *msg = R->out.s ? R->out.s : "";
+  const char *q = strchr(msg, '\'');
+  if (!q) return;
+  const char *e = strchr(q + 1, '\'');
+  if (!e || e == q + 1) return;
+  size_t len = (size_t)(e - q - 1);
+  for (const char *w = line; *w; w++)
+    if (!strncmp(w, q + 1, len) && (w == line || w[-1] == ' ') && (w[len] == ' ' || !w[len])) {
+      fprintf(out, "  %s\n  %*s^", line, (int)(w - line), "");
+      for (size_t i = 1; i < len; i++) fputc('~', out);
+      fputc('\n', out);
+      return;
+    }
+}
+
 static void emit(repl *R, FILE *out) {
   if (R->json) {
     strbuf j = {0};
@@ -1206,8 +1280,62 @@ static void emit(repl *R, FILE *out) {
     sb_free(&j);
   } else {
     if (R->log.n) fputs(R->log.s, out);
-    if (R->out.n) fprintf(out, "%s%s\n", R->ok ? "" : (R->file ? "" : "error: "), R->out.s);
+    bool c = colour() && !R->file;
+    if (R->out.n)
+      fprintf(out, "%s%s%s%s\n", c && !R->ok ? "\033[31m" : "", R->ok ? "" : (R->file ? "" : "error: "), R->out.s,
+              c && !R->ok ? "\033[0m" : "");
   }
+}
+
+#ifdef MT_HAVE_LIBEDIT
+static repl *completing;
+
+/* Candidates for tab completion: commands, then ids and rule numbers. */
+static char *complete_word(const char *text, int state) {
+  static size_t i, phase;
+  static const char *const cmds[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard",
+                                     "stack", "storm", "turn", "phase", "ally", "unally", "bots", "show", "legal", "do",
+                                     "why", "explain", "rules", "run", "winner", "eval", "check", "expect", "trace",
+                                     "undo", "redo", "fork", "switch", "save", "load", "help", "faction", "territory",
+                                     "state", "step", "game", "last", "random", "passive", "on", "off"};
+  if (!state) i = phase = 0;
+  size_t n = strlen(text);
+  repl *R = completing;
+  const board_def *def = R && R->r ? R->r->def : NULL;
+  for (;;) {
+    const char *cand = NULL;
+    if (phase == 0) {
+      if (i < sizeof cmds / sizeof *cmds) cand = cmds[i++];
+      else phase++, i = 0;
+    } else if (phase == 1) {
+      if (def && i < (size_t)def->nfactions) cand = def->factions[i++].id;
+      else phase++, i = 0;
+    } else if (phase == 2) {
+      if (def && i < (size_t)def->nareas) cand = def->areas[i++].id;
+      else phase++, i = 0;
+    } else if (phase == 3) {
+      if (def && i < (size_t)def->ncards) cand = def->cards[i++].id;
+      else phase++, i = 0;
+    } else if (phase == 4) {
+      if (R && R->r && i < (size_t)R->r->prog.nrules) cand = R->r->prog.rules[i++].id;
+      else return NULL;
+    }
+    if (cand && !strncmp(cand, text, n)) return strdup(cand);
+  }
+}
+
+static char **complete(const char *text, int start, int end) {
+  (void)start;
+  (void)end;
+  return rl_completion_matches(text, complete_word);
+}
+#endif
+
+/* Brackets still open in LINE: the command continues on the next line. */
+static int open_brackets(const char *line) {
+  int depth = 0;
+  for (const char *p = line; *p && *p != '#'; p++) depth += (*p == '(' || *p == '[' || *p == '{') - (*p == ')' || *p == ']' || *p == '}');
+  return depth;
 }
 
 int repl_main(int argc, char **argv, const char *default_pack) {
@@ -1234,7 +1362,47 @@ int repl_main(int argc, char **argv, const char *default_pack) {
   R->file = script;
   char line[4096];
   int prev_ok = 1;
-  while (fgets(line, sizeof line, in)) {
+  bool interactive = !script && isatty(0);
+#ifdef MT_HAVE_LIBEDIT
+  if (interactive) {
+    completing = R;
+    rl_attempted_completion_function = complete;
+    using_history();
+    printf("Mentat console: 'help' lists the commands, 'new' starts a game.\n");
+  }
+#endif
+  for (;;) {
+    line[0] = 0;
+    if (interactive) {
+#ifdef MT_HAVE_LIBEDIT
+      char *l = readline("mentat> ");
+      if (!l) break;
+      snprintf(line, sizeof line, "%s", l);
+      free(l);
+      while (open_brackets(line) > 0 && strlen(line) < sizeof line - 2) {
+        char *more = readline("   ...> ");
+        if (!more) break;
+        size_t k = strlen(line);
+        snprintf(line + k, sizeof line - k, " %s", more);
+        free(more);
+      }
+      if (line[0]) add_history(line);
+#else
+      fputs("mentat> ", stdout);
+      fflush(stdout);
+      if (!fgets(line, sizeof line, in)) break;
+#endif
+    } else {
+      if (!fgets(line, sizeof line, in)) break;
+      while (open_brackets(line) > 0 && strlen(line) < sizeof line - 2) {
+        size_t k = strlen(line);
+        while (k && (line[k - 1] == '\n' || line[k - 1] == '\r')) line[--k] = 0;
+        line[k++] = ' ';
+        line[k] = 0;
+        if (!fgets(line + k, (int)(sizeof line - k), in)) break;
+        R->line++;
+      }
+    }
     R->line++;
     size_t n = strlen(line);
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
@@ -1284,6 +1452,7 @@ int repl_main(int argc, char **argv, const char *default_pack) {
       if (rc < 0) fprintf(stdout, "%s:%d: %s\n", script, R->line, s);
     }
     emit(R, stdout);
+    if (rc < 0 && !R->json) caret(R, s, stdout);
     if (!is_expect) {
       prev_ok = rc == 0;
       snprintf(R->last_output, sizeof R->last_output, "%s%s", R->log.s ? R->log.s : "", R->out.s ? R->out.s : "");
