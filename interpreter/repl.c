@@ -517,8 +517,14 @@ static int cmd_give(repl *R, int argc, char **argv, bool exact) {
   if (need_faction(R, argv[1], &f) < 0) return -1;
   int gf = LAY(R)->game_faction[f];
   if (gf < 0) return fail(R, "%s is not in this game", argv[1]);
-  int hand = pile_of(R, "hand");
+  const char *pname = "hand";
+  if (!exact && argc >= 4 && !strcmp(argv[argc - 2], "into")) { /* give F CARD... into PILE */
+    pname = argv[argc - 1];
+    argc -= 2;
+  }
+  int hand = pile_of(R, pname);
   if (hand < 0) return -1;
+  if (DEF(R)->piles[hand].scope != BS_FACTION) return fail(R, "pile '%s' does not belong to a faction", pname);
   int slot = board_pile_slot(LAY(R), hand, gf);
   for (int i = 2; i < argc; i++) {
     int c;
@@ -539,7 +545,7 @@ static int cmd_give(repl *R, int argc, char **argv, bool exact) {
     }
   }
   mt_free(taken);
-  say(R, "%s holds %d cards", DEF(R)->factions[f].id, board_pile_count(LAY(R), ST(R), slot));
+  say(R, "%s holds %d cards in %s", DEF(R)->factions[f].id, board_pile_count(LAY(R), ST(R), slot), pname);
   return 0;
 }
 
@@ -927,6 +933,108 @@ static int cmd_load(repl *R, int argc, char **argv) {
   return 0;
 }
 
+/* set VAR(ARG, ...) = EXPR: any variable of the data or the rules; the
+ * arguments and the value are expressions of the rules language. */
+static int cmd_set(repl *R, const char *rest) {
+  char buf[2048];
+  snprintf(buf, sizeof buf, "%s", rest);
+  char *eq = strchr(buf, '=');
+  if (!eq) return fail(R, "usage: set VAR(ARGS) = EXPR");
+  *eq = 0;
+  char *lhs = buf, *rhs = eq + 1;
+  while (*lhs == ' ') lhs++;
+  char *paren = strchr(lhs, '(');
+  char name[128];
+  size_t nl = paren ? (size_t)(paren - lhs) : strlen(lhs);
+  while (nl && lhs[nl - 1] == ' ') nl--;
+  snprintf(name, sizeof name, "%.*s", (int)nl, lhs);
+  const program *p = &R->r->prog;
+  int var = -1;
+  for (int i = 0; i < p->nvars; i++)
+    if (!strcmp(p->vars[i].name, name)) var = i;
+  if (var < 0) {
+    const char **c = mt_calloc((size_t)p->nvars + 1, sizeof *c);
+    for (int i = 0; i < p->nvars; i++) c[i] = p->vars[i].name;
+    int rc = suggest_fail(R, "variable", name, c, (size_t)p->nvars);
+    mt_free(c);
+    return rc;
+  }
+  int64_t args[MAX_PARAMS] = {0};
+  int nargs = 0;
+  if (paren) {
+    char *close = strrchr(paren, ')');
+    if (!close) return fail(R, "missing ')'");
+    *close = 0;
+    char *a = paren + 1;
+    int depth = 0;
+    char *start = a;
+    for (char *q = a;; q++) {
+      if (*q == '(' || *q == '[' || *q == '{') depth++;
+      if (*q == ')' || *q == ']' || *q == '}') depth--;
+      if ((*q == ',' && depth == 0) || !*q) {
+        char end = *q;
+        *q = 0;
+        if (*start && nargs < MAX_PARAMS) {
+          int ty;
+          strbuf err = {0};
+          bool ok = game_eval(R->g, start, &args[nargs], &ty, &err);
+          if (!ok) {
+            fail(R, "%s", err.s ? err.s : "bad argument");
+            sb_free(&err);
+            return -1;
+          }
+          sb_free(&err);
+          nargs++;
+        }
+        if (!end) break;
+        start = q + 1;
+      }
+    }
+  }
+  if (nargs != p->vars[var].nparams) return fail(R, "%s takes %d argument(s)", name, p->vars[var].nparams);
+  int64_t value;
+  int ty;
+  strbuf err = {0};
+  if (!game_eval(R->g, rhs, &value, &ty, &err)) {
+    fail(R, "%s", err.s ? err.s : "bad value");
+    sb_free(&err);
+    return -1;
+  }
+  sb_free(&err);
+  int code = vm_var_store(&R->g->v, var, args, value);
+  if (code) return fail(R, "%s cannot take that value here (%s)", name, code == VE_ABSENT ? "a faction not in the game" : "out of range");
+  strbuf v = {0};
+  vm_format_value(&R->g->v, p->vars[var].type, value, &v);
+  const char *shown = rest;
+  while (*shown == ' ') shown++;
+  say(R, "%.*s= %s", (int)(strchr(shown, '=') - shown), shown, v.s);
+  sb_free(&v);
+  return 0;
+}
+
+/* leader L STATUS: a leader's status (a value of the data's leader statuses). */
+static int cmd_leader(repl *R, int argc, char **argv) {
+  if (argc != 3) return fail(R, "usage: leader LEADER STATUS");
+  const board_def *def = DEF(R);
+  int l = board_leader_index(def, argv[1]);
+  if (l < 0) {
+    const char **c = mt_calloc((size_t)def->nleaders + 1, sizeof *c);
+    for (int i = 0; i < def->nleaders; i++) c[i] = def->leaders[i].id;
+    int rc = suggest_fail(R, "leader", argv[1], c, (size_t)def->nleaders);
+    mt_free(c);
+    return rc;
+  }
+  int s = -1;
+  for (int i = 0; i < def->nleader_status; i++)
+    if (!strcmp(def->leader_status[i], argv[2])) s = i;
+  if (s < 0) return suggest_fail(R, "leader status", argv[2], (const char *const *)def->leader_status, (size_t)def->nleader_status);
+  board_leader_state ls = board_leader_get(LAY(R), ST(R), l);
+  ls.status = (int8_t)s;
+  board_leader_set(LAY(R), ST(R), l, ls);
+  say(R, "%s is %s", argv[1], argv[2]);
+  return 0;
+}
+
 static int cmd_eval(repl *R, const char *rest, bool check) {
   int64_t v;
   int ty;
@@ -1121,7 +1229,9 @@ static const char *const help_text[][2] = {
     {"tanks", "tanks FACTION N [KIND] -- set the tanks to N (balancing with reserves)"},
     {"reserves", "reserves FACTION N [KIND] -- set the reserves to N (balancing with the tanks)"},
     {"spice", "spice FACTION N | spice TERRITORY N [SECTOR] -- spice behind a shield or on the map (the bank balances)"},
-    {"give", "give FACTION CARD... -- cards into a hand"},
+    {"give", "give FACTION CARD... [into PILE] -- cards into a hand (or another pile of the faction, e.g. traitors)"},
+    {"set", "set VAR(ARGS) = EXPR -- any variable of the data or the rules (e.g. set seat(fremen) = 2, set front_of_shield(atreides) = 3)"},
+    {"leader", "leader LEADER STATUS -- a leader's status (e.g. leader stilgar tanks_face_up)"},
     {"hand", "hand FACTION CARD... -- set a hand exactly"},
     {"discard", "discard spice CARD... -- onto the spice discard pile, the last on top"},
     {"stack", "stack spice|treachery|storm CARD... -- on top of a deck, the first named drawn first"},
@@ -1199,7 +1309,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   static const char *const cmds[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "storm", "turn",
                                      "phase", "ally", "unally", "hand", "discard", "stack", "bots", "show", "legal",
                                      "do", "run", "winner", "check", "eval", "expect", "help", "load", "save", "why", "explain", "rules",
-                                     "trace", "undo", "redo", "fork", "switch"};
+                                     "trace", "undo", "redo", "fork", "switch", "set", "leader"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
   if (!known) {
@@ -1212,7 +1322,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "redo")) return cmd_undo(R, true);
   if (!strcmp(cmd, "fork") || !strcmp(cmd, "switch")) return cmd_branch(R, argc, argv);
   static const char *const changing[] = {"clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard", "stack",
-                                         "storm", "turn", "phase", "ally", "unally", "do", "run"};
+                                         "storm", "turn", "phase", "ally", "unally", "do", "run", "set", "leader"};
   for (size_t i = 0; i < sizeof changing / sizeof *changing; i++)
     if (!strcmp(cmd, changing[i])) remember(R);
   if (!strcmp(cmd, "clear")) return cmd_clear(R, argc, argv);
@@ -1232,6 +1342,8 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "run")) return cmd_run(R, argc, argv);
   if (!strcmp(cmd, "winner")) return cmd_winner(R);
   if (!strcmp(cmd, "save")) return cmd_save(R, argc, argv);
+  if (!strcmp(cmd, "set")) return cmd_set(R, rest);
+  if (!strcmp(cmd, "leader")) return cmd_leader(R, argc, argv);
   if (!strcmp(cmd, "why")) return cmd_why(R, rest);
   if (!strcmp(cmd, "check")) return cmd_eval(R, rest, true);
   return cmd_eval(R, rest, false);

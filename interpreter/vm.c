@@ -776,3 +776,22 @@ void vm_error_text(const vm *v, const diag *d, strbuf *out) {
   default: sb_puts(out, "internal error (an effect in a pure evaluation)"); break;
   }
 }
+
+/* Stores V into variable VAR at ARGS as `set` would (faction mapping, counter
+ * limits); returns 0 or a VE_* code. */
+int vm_var_store(vm *v, int var, const int64_t *args, int64_t x) {
+  const var_rec *vr = &v->p->vars[var];
+  int inst, cell, err = 0;
+  if (var_index(v, vr, args, &inst, &cell, &err) < 0) return err;
+  if (vr->width == 2) {
+    board_var_set(v->L, v->st, vr->board_var, inst, cell, (int32_t)(uint32_t)(uint64_t)x);
+    board_var_set(v->L, v->st, vr->board_var, inst, cell + 1, (int32_t)(uint32_t)((uint64_t)x >> 32));
+    return 0;
+  }
+  if (x < INT32_MIN || x > INT32_MAX) return VE_OVERFLOW;
+  if (vr->data && v->L->vars[vr->board_var].type == BT_FACTION && x >= 0) {
+    x = vm_game_faction(v, x);
+    if (x < 0) return VE_ABSENT;
+  }
+  return board_var_set(v->L, v->st, vr->board_var, inst, cell, (int32_t)x) == BOARD_OK ? 0 : VE_NEGATIVE;
+}
