@@ -140,18 +140,36 @@ void arena_free(arena *a) {
   }
 }
 
-/* FNV-1a over 8-byte words with a final avalanche: one pass, stable across runs. */
+/* One pass over the bytes: four independent multiply-xorshift lanes over
+ * 32-byte blocks (so the CPU overlaps them), then the tail, then a final
+ * avalanche.  Stable across runs and machines of the same endianness. */
+static uint64_t mix(uint64_t h, uint64_t w) {
+  h ^= w * 0x9e3779b97f4a7c15ull;
+  h = (h << 31 | h >> 33) * 0xbf58476d1ce4e5b9ull;
+  return h;
+}
+
 uint64_t mt_hash_bytes(const void *p, size_t n, uint64_t seed) {
   const unsigned char *s = p;
-  uint64_t h = 0xcbf29ce484222325ull ^ seed;
+  uint64_t a = 0xcbf29ce484222325ull ^ seed, b = 0x84222325cbf29ce4ull ^ n, c = seed + 0x9e3779b97f4a7c15ull, d = ~seed;
   size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    uint64_t w[4];
+    memcpy(w, s + i, 32);
+    a = mix(a, w[0]);
+    b = mix(b, w[1]);
+    c = mix(c, w[2]);
+    d = mix(d, w[3]);
+  }
+  uint64_t h = a ^ (b << 17 | b >> 47) ^ (c << 29 | c >> 35) ^ (d << 43 | d >> 21);
   for (; i + 8 <= n; i += 8) {
     uint64_t w;
     memcpy(&w, s + i, 8);
-    h = (h ^ w) * 0x100000001b3ull;
-    h ^= h >> 29;
+    h = mix(h, w);
   }
-  for (; i < n; i++) h = (h ^ s[i]) * 0x100000001b3ull;
+  uint64_t tail = 0;
+  for (size_t k = 0; i < n; i++, k++) tail |= (uint64_t)s[i] << (8 * k);
+  h = mix(h, tail ^ (uint64_t)n);
   h ^= h >> 33;
   h *= 0xff51afd7ed558ccdull;
   h ^= h >> 33;
