@@ -911,12 +911,14 @@ static void event_dispatch(cg *c, int ev) {
 
 /* ---- actions -------------------------------------------------------------------------- */
 
-/* The highest local slot an expression reads (-1 if none). */
-static int max_slot(const node *n) {
+/* The highest parameter slot (at most TOP: the parameters and the cost) an
+ * expression reads, or -1.  Higher slots are bound inside the expression
+ * (an aggregate's or comprehension's variable) and do not count. */
+static int max_slot(const node *n, int top) {
   if (!n) return -1;
-  int m = n->kind == AST_NAME && n->op == REF_LOCAL ? n->slot : -1;
+  int m = n->kind == AST_NAME && n->op == REF_LOCAL && n->slot <= top ? n->slot : -1;
   for (uint32_t i = 0; i < n->nkids; i++) {
-    int k = max_slot(n->kids[i]);
+    int k = max_slot(n->kids[i], top);
     if (k > m) m = k;
   }
   return m;
@@ -930,11 +932,11 @@ static void emit_guards(cg *c, int ai, int limit) {
   for (int g = 0; g < a->nguards; g++) {
     guard_rec *gr = &a->guards[g];
     if (limit >= 0) {
-      int need = max_slot(gr->cond);
+      int need = max_slot(gr->cond, a->nparams);
       for (int k = 0; k < p->nchecks; k++) {
         check_rec *ck = &p->checks[k];
         if (ck->action == ai && !p->rules[ck->rule].disabled && sema_supersedes(p, ck->rule, gr->rule)) {
-          int w = ck->ast->kids[1] ? max_slot(ck->ast->kids[1]) : -1;
+          int w = ck->ast->kids[1] ? max_slot(ck->ast->kids[1], a->nparams) : -1;
           if (w > need) need = w;
         }
       }
