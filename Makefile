@@ -25,7 +25,7 @@ TEST_SRCS = $(wildcard tests/unit/test_*.c)
 TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install deps docs docs-check bench play scenarios coverage-rules \
+.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install deps docs docs-check bench play scenarios coverage-rules determinism \
         checksymbols golden-update valgrind
 .DELETE_ON_ERROR:
 
@@ -68,7 +68,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes tests/fuzz/replay.c $< $(BUILD)/libmentat.a \
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
-test: all unit golden fuzz-regress doc-examples docs-check scenarios
+test: all unit golden fuzz-regress doc-examples docs-check scenarios determinism
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -77,6 +77,9 @@ unit: $(TEST_BINS)
 
 golden: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-golden.sh
+
+determinism: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-determinism.sh
 
 scenarios: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-scenarios.sh
