@@ -858,8 +858,9 @@ static int cmd_winner(repl *R) {
   R->bots = 1;
   strbuf log = R->log;
   R->log = (strbuf){0};
-  mt_game_set_log(R->g, narrate, R);
-  R->g->v.fired = NULL;
+  strbuf fired = R->fired;
+  R->fired = (strbuf){0};
+  attach(R, R->g);
   int rc = seek_phase(R, k);
   if (rc == 0) {
     R->g->v.vs->stop_phase_end = k;
@@ -872,12 +873,24 @@ static int cmd_winner(repl *R) {
     if (w->width == 2) winners |= (int64_t)((uint64_t)(uint32_t)board_var_get(LAY(R), ST(R), w->board_var, 0, 1) << 32);
     if (vv >= 0) victory = board_var_get(LAY(R), ST(R), p->vars[vv].board_var, 0, 0);
   }
-  sb_free(&R->log);
+  strbuf reasoning = R->log, rules_run = R->fired;
   R->log = log;
+  R->fired = fired;
   mt_game_free(R->g);
   R->g = saved;
   R->bots = saved_bots;
-  if (rc < 0) return -1;
+  if (rc < 0) {
+    sb_free(&reasoning);
+    sb_free(&rules_run);
+    return -1;
+  }
+  /* the derivation: what the victory phase's rules said and which of them ran */
+  if (reasoning.n) say(R, "the Mentat Pause, resolved now on a copy of the game:\n%s", reasoning.s);
+  if (rules_run.n) say(R, "rules consulted:\n%s", rules_run.s);
+  sb_puts(&R->jextra, ",\"reasoning\":");
+  sb_json_str(&R->jextra, reasoning.s ? reasoning.s : "");
+  sb_free(&reasoning);
+  sb_free(&rules_run);
   strbuf names = {0};
   sb_puts(&R->jextra, ",\"winners\":[");
   int n = 0;
