@@ -449,6 +449,7 @@ static int check_binary(chk *c, node *n) {
     int ta = check_expr(c, a, elem_of(tb));
     if (tb == TY_ERROR || ta == TY_ERROR) return TY_BOOL;
     if (tb == TY_RANGE) expect(c, a, TY_INT, ta);
+    else if ((tb & ~TY_SETBIT) == TY_SECTOR && ta == TY_INT) (void)0; /* sectors are numbered */
     else if (tb & TY_SETBIT) expect(c, a, tb & ~TY_SETBIT, ta);
     else diag_error(c->d, b->span, "'in' needs a set or a range on the right, found %s", TN(tb));
     return TY_BOOL;
