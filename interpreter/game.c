@@ -727,9 +727,10 @@ bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err)
   node *e = ast_parse_expr(&r->arena, r->d, f);
   bool ok = false;
   if (e) {
-    *ty = sema_check_expr(&r->prog, r->d, &r->arena, e);
+    int nslots = 0;
+    *ty = sema_check_expr(&r->prog, r->d, &r->arena, e, &nslots);
     if (*ty != TY_ERROR) {
-      int fn = cg_compile_expr(&r->prog, r->d, e, e->slot);
+      int fn = cg_compile_expr(&r->prog, r->d, e, nslots);
       g->v.p = &r->prog;
       ok = vm_eval(&g->v, fn, NULL, 0, out, err);
     }

@@ -210,7 +210,7 @@ bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options
 bool sema_declare(program *p, node *const *files, int nfiles, diag *d, arena *a);
 bool sema_check(program *p, diag *d, arena *a);
 bool cg_compile(program *p, diag *d);
-int sema_check_expr(program *p, diag *d, arena *a, node *e);
+int sema_check_expr(program *p, diag *d, arena *a, node *e, int *nslots);
 /* Compiles one checked expression into a new pure function whose locals
  * start at slot BASE (its parameters and the checker's slots lie below). */
 int cg_compile_expr(program *p, diag *d, node *e, int base);

@@ -333,6 +333,31 @@ static void the_test_game_plays(void **s) {
   mt_rules_free(r);
 }
 
+/* Console queries: a comprehension at the top of a query keeps its own variable. */
+static void queries_on_a_live_game(void **s) {
+  (void)s;
+  mt_load L = {.components = "tests/fixtures/race", .message = fx_message};
+  mt_rules *r = mt_rules_load(&L);
+  assert_non_null(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  int64_t v;
+  int ty;
+  strbuf e = {0};
+  assert_true(game_eval(g, "[t in territories where attr(t, rank) >= 2]", &v, &ty, &e));
+  strbuf out = {0};
+  vm_format_value(&g->v, ty, v, &out);
+  assert_string_equal(out.s, "{canyon, goal_line}");
+  sb_free(&out);
+  assert_true(game_eval(g, "sum(f in factions: fuel(f)) + count([f in factions where f != red])", &v, &ty, &e));
+  assert_int_equal(v, 9 + 2);
+  assert_false(game_eval(g, "tokens(red, dunez)", &v, &ty, &e));
+  assert_non_null(strstr(e.s, "did you mean 'dunes'?"));
+  sb_free(&e);
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
 static void every_opcode_is_exercised(void **s) {
   (void)s;
   for (int o = 0; o < OP__COUNT; o++)
@@ -355,6 +380,7 @@ int main(void) {
       cmocka_unit_test(clone_and_resume),
       cmocka_unit_test(save_and_load_a_suspended_game),
       cmocka_unit_test(the_test_game_plays),
+      cmocka_unit_test(queries_on_a_live_game),
       cmocka_unit_test(every_opcode_is_exercised),
   };
   return cmocka_run_group_tests_name("vm", tests, fx_load, fx_unload);
