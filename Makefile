@@ -25,7 +25,7 @@ TEST_SRCS = $(wildcard tests/unit/test_*.c)
 TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install deps docs docs-check bench play scenarios coverage-rules determinism \
+.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install deps docs docs-check bench play scenarios coverage-rules determinism session session-update \
         checksymbols golden-update valgrind
 .DELETE_ON_ERROR:
 
@@ -68,7 +68,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes tests/fuzz/replay.c $< $(BUILD)/libmentat.a \
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
-test: all unit golden fuzz-regress doc-examples docs-check scenarios determinism
+test: all unit golden fuzz-regress doc-examples docs-check scenarios determinism session
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -77,6 +77,14 @@ unit: $(TEST_BINS)
 
 golden: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-golden.sh
+
+# the worked session of docs/console.md, compared with its recorded output
+session: $(BUILD)/mentat
+	@$(BUILD)/mentat repl docs/console-session.mentat > $(BUILD)/console-session.out 2>&1 || true
+	@diff -u docs/console-session.out $(BUILD)/console-session.out && echo "console session: 1 passed, 0 failed" \
+	  || { echo "console session differs: review, then make session-update"; exit 1; }
+session-update: $(BUILD)/mentat
+	@$(BUILD)/mentat repl docs/console-session.mentat > docs/console-session.out 2>&1 || true
 
 determinism: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-determinism.sh

@@ -114,7 +114,8 @@ mt_rules *mt_rules_load(const mt_load *o) {
     static const char *const sub[] = {"rules", "factions", "variants"};
     for (int i = 0; i < 3; i++) {
       strbuf b = {0};
-      sb_printf(&b, "%s/%s", comp, sub[i]);
+      if (!strcmp(comp, ".")) sb_puts(&b, sub[i]); /* names relative to here: diagnostics read factions/x.rules */
+      else sb_printf(&b, "%s/%s", comp, sub[i]);
       list_rules(b.s, &files, &nfiles, &cap);
       sb_free(&b);
     }

@@ -1,6 +1,7 @@
 /* main.c -- the command line: subcommands, options, sysexits exit codes.
  *   0 ok, 64 usage, 65 rules/data error, 70 runtime error, 74 I/O. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <libgen.h>
 #include <stdio.h>
@@ -49,6 +50,20 @@ static void message(void *ud, int level, const char *text) {
 /* The standard pack: next to the executable in a checkout (build/..), or the
  * installed PREFIX/share/mentat, or the current directory. */
 static const char *find_pack(char *buf, size_t n) {
+  if (access("rules/board.yaml", R_OK) == 0 && access("factions", R_OK) == 0) {
+    /* run from a checkout (or the installed pack): names stay relative */
+    char here[4096], exe_dir[4096];
+    ssize_t k = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 1);
+    if (k > 0 && getcwd(here, sizeof here)) {
+      exe_dir[k] = 0;
+      char probe[4200], real_pack[4096], real_here[4096];
+      snprintf(probe, sizeof probe, "%s/..", dirname(exe_dir));
+      if (realpath(probe, real_pack) && realpath(here, real_here) && !strcmp(real_pack, real_here)) {
+        snprintf(buf, n, ".");
+        return buf;
+      }
+    }
+  }
   char exe[4096];
   ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
   if (k > 0) {

@@ -804,6 +804,7 @@ static void show_territory(repl *R, int a, bool json) {
     if (json) sb_printf(&R->jextra, "%s\"%s\":%d", first ? "" : ",", def->factions[L->faction[gf]].id, n);
     first = 0;
   }
+  if (first) say(R, " no forces");
   int sv = board_var_index(def, "board_spice");
   int32_t spice = sv >= 0 ? board_var_area_total(L, ST(R), sv, a) : 0;
   say(R, "; spice %d", spice);
