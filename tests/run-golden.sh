@@ -4,7 +4,9 @@
 #  tests/golden/rules/NAME.rules   `mentat check` against the test game's
 #                                  components; stderr must equal NAME.err byte
 #                                  for byte, the exit status must be 65 if
-#                                  NAME.err is non-empty, else 0.
+#                                  NAME.err is non-empty, else 0.  An
+#                                  optional NAME.flags holds extra options
+#                                  (such as --variant V).
 #  tests/golden/generated/NAME     inputs too big to commit (a 1 MB line,
 #                                  10,000 nested parentheses, 100,000 rules),
 #                                  generated here; expected stderr in
@@ -55,7 +57,10 @@ compare() {
 # check_one NAME DIR FILE EXPECT: runs `mentat check` in DIR on FILE (a path
 # relative to DIR, as it will appear in diagnostics).
 check_one() {
-  (cd "$2" && $LIMIT "$MENTAT" check --components "$ROOT/$COMPONENTS" "$3" \
+  flags=
+  [ -f "${4%.err}.flags" ] && flags=$(cat "${4%.err}.flags")
+  # shellcheck disable=SC2086 # the flags are split into words on purpose
+  (cd "$2" && $LIMIT "$MENTAT" check --components "$ROOT/$COMPONENTS" $flags "$3" \
      >/dev/null 2>"$TMP/err" </dev/null)
   rc=$?
   # Anything but 0 or 65 (a crash, a signal, a timeout, a missing binary) is
