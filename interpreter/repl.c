@@ -664,10 +664,12 @@ static int cmd_run(repl *R, int argc, char **argv) {
   vm_state *vs = R->g->v.vs;
   int st = mt_status(R->g);
   if (st == MT_FINISHED) return fail(R, "the game is over");
-  if (st == VM_IDLE && strcmp(what, "game") && strcmp(what, "turn"))
-    return fail(R, "the game has not started: use 'phase ID' to position it, or 'run game'");
+  if (st == VM_IDLE && strcmp(what, "game") && strcmp(what, "turn") && strcmp(what, "step"))
+    return fail(R, "the game has not started: use 'phase ID' to position it, or 'run step|turn|game'");
   if (!strcmp(what, "step")) {
-    if (st == MT_WAITING) {
+    if (st == VM_IDLE) { /* a fresh game: run its setup to the first decision */
+      if (mt_start(R->g) == MT_FAILED) return fail(R, "%s", mt_error(R->g));
+    } else if (st == MT_WAITING) {
       mt_choice c;
       if (!bot_choice(R, &c)) return fail(R, "no legal answer");
       mt_explain why;
