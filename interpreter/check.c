@@ -1160,9 +1160,10 @@ static void check_action(chk *c, int ai) {
     node *dom = ar->pdomain[i];
     if (dom) {
       int t = check_expr(c, dom, TY_ERROR);
-      int e = t == TY_RANGE ? TY_INT : (t & TY_SETBIT) ? t & ~TY_SETBIT : TY_ERROR;
-      if (t != TY_ERROR && t != TY_RANGE && !(t & TY_SETBIT))
-        diag_error(c->d, dom->span, "a parameter's domain is a set or a range, not %s", TN(t));
+      int e = t == TY_RANGE ? TY_INT : t == TY_PILE ? TY_CARD : (t & TY_SETBIT) ? t & ~TY_SETBIT : TY_ERROR;
+      ar->dom_pile[i] = t == TY_PILE;
+      if (t != TY_ERROR && t != TY_RANGE && t != TY_PILE && !(t & TY_SETBIT))
+        diag_error(c->d, dom->span, "a parameter's domain is a set, a range or a pile, not %s", TN(t));
       else if (t != TY_ERROR && !compatible(ar->ptype[i], e))
         diag_error(c->d, dom->span, "the domain of '%s' holds %s, but the parameter is %s", ar->pname[i], TN(e), TN(ar->ptype[i]));
     } else if (ar->ptype[i] == TY_INT) {

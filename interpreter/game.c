@@ -308,12 +308,27 @@ static bool action_legal(mt_game *g, int a, const int64_t *args, int64_t *cost) 
 }
 
 /* The domain of parameter I of action A given the earlier arguments. */
-static bool param_domain(mt_game *g, int a, int i, const int64_t *args, int64_t *set, int64_t *lo, int64_t *hi,
-                         bool *range) {
+/* The domain of parameter I of action A given the earlier arguments: a set
+ * (SET), a range (LO..HI, *RANGE), or a pile's cards (*PILE = its slot). */
+static bool param_domain_ex(mt_game *g, int a, int i, const int64_t *args, int64_t *set, int64_t *lo, int64_t *hi,
+                            bool *range, int *pile) {
   const program *p = &g->r->prog;
   const action_rec *ar = &p->actions[a];
   const board_def *def = g->r->def;
   *range = false;
+  *pile = -1;
+  if (ar->dom_fn[i] >= 0 && ar->dom_pile[i]) {
+    int64_t slot;
+    if (!vm_eval(&g->v, ar->dom_fn[i], args, i, &slot, NULL)) return false;
+    *pile = (int)slot;
+    return slot >= 0 && slot < g->L->npile_slots;
+  }
+  if (ar->dom_fn[i] < 0 && ar->lo_fn[i] < 0 && (ar->ptype[i] == TY_CARD || ar->ptype[i] == TY_LEADER)) {
+    *range = true; /* every card (leader): more than a set holds */
+    *lo = 0;
+    *hi = (ar->ptype[i] == TY_CARD ? def->ncards : def->nleaders) - 1;
+    return true;
+  }
   if (ar->lo_fn[i] >= 0) {
     *range = true;
     return vm_eval(&g->v, ar->lo_fn[i], args, i, lo, NULL) && vm_eval(&g->v, ar->hi_fn[i], args, i, hi, NULL);
@@ -328,7 +343,6 @@ static bool param_domain(mt_game *g, int a, int i, const int64_t *args, int64_t 
   }
   case TY_TERRITORY: *set = def->nareas >= 64 ? -1 : (int64_t)((1ull << def->nareas) - 1); return true;
   case TY_SECTOR: *set = (int64_t)((1ull << def->nsectors) - 1); return true;
-  case TY_LEADER: *set = def->nleaders >= 64 ? -1 : (int64_t)((1ull << def->nleaders) - 1); return true;
   case TY_KIND: *set = (int64_t)((1ull << def->nkinds) - 1); return true;
   case TY_BOOL: *range = true; *lo = 0; *hi = 1; return true;
   default:
@@ -340,6 +354,23 @@ static bool param_domain(mt_game *g, int a, int i, const int64_t *args, int64_t 
     }
     return false;
   }
+}
+
+/* Is X within parameter I's domain? */
+static bool in_domain(mt_game *g, int a, int i, const int64_t *args, int64_t x, bool *ok) {
+  int64_t set = 0, lo = 0, hi = -1;
+  bool range;
+  int pile;
+  if (!param_domain_ex(g, a, i, args, &set, &lo, &hi, &range, &pile)) return false;
+  if (pile >= 0) {
+    int pos;
+    *ok = x >= 0 && x < g->r->def->ncards && board_card_pile(g->L, g->v.st, (int)x, &pos) == pile;
+  } else if (range) {
+    *ok = x >= lo && x <= hi;
+  } else {
+    *ok = x >= 0 && x < 64 && ((uint64_t)set >> x & 1u);
+  }
+  return true;
 }
 
 typedef struct enum_ctx {
@@ -381,7 +412,16 @@ static void enum_params(enum_ctx *e, int i) {
   }
   int64_t set = 0, lo = 0, hi = -1;
   bool range;
-  if (!param_domain(e->g, e->action, i, e->args, &set, &lo, &hi, &range)) return;
+  int pile;
+  if (!param_domain_ex(e->g, e->action, i, e->args, &set, &lo, &hi, &range, &pile)) return;
+  if (pile >= 0) { /* a pile's cards, top first */
+    int n = board_pile_count(e->g->L, e->g->v.st, pile);
+    for (int k = n - 1; k >= 0; k--) {
+      e->args[i] = board_pile_card(e->g->L, e->g->v.st, pile, k);
+      if (prefix_ok(e, i)) enum_params(e, i + 1);
+    }
+    return;
+  }
   if (range) {
     if (hi - lo > 100000) hi = lo + 100000; /* a compact description would be needed beyond this */
     for (int64_t x = lo; x <= hi; x++) {
@@ -516,14 +556,11 @@ int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why) {
       return -1;
     }
     for (int i = 1; i < ar->nparams; i++) {
-      int64_t set = 0, lo = 0, hi = -1;
-      bool range;
-      if (!param_domain(g, c->action, i, c->args, &set, &lo, &hi, &range)) {
+      bool in;
+      if (!in_domain(g, c->action, i, c->args, c->args[i], &in)) {
         refuse(g, why, "the parameters could not be evaluated");
         return -1;
       }
-      bool in = range ? c->args[i] >= lo && c->args[i] <= hi
-                      : c->args[i] >= 0 && c->args[i] < 64 && ((uint64_t)set >> c->args[i] & 1u);
       if (!in) {
         char msg[128];
         snprintf(msg, sizeof msg, "parameter '%s' is outside its domain", ar->pname[i]);
@@ -760,12 +797,9 @@ int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, 
   const action_rec *ar = &p->actions[c->action];
   vm_memo_reset(&g->v);
   for (int i = 1; i < ar->nparams; i++) {
-    int64_t set = 0, lo = 0, hi = -1;
-    bool range;
-    if (!param_domain(g, c->action, i, c->args, &set, &lo, &hi, &range))
+    bool in;
+    if (!in_domain(g, c->action, i, c->args, c->args[i], &in))
       return snprintf(err, errlen, "the domain of '%s' could not be evaluated", ar->pname[i]), -1;
-    bool in = range ? c->args[i] >= lo && c->args[i] <= hi
-                    : c->args[i] >= 0 && c->args[i] < 64 && ((uint64_t)set >> c->args[i] & 1u);
     if (!in) return snprintf(err, errlen, "'%s' is outside the choices the action offers", ar->pname[i]), -2 - i;
   }
   return action_legal(g, c->action, c->args, cost) ? 1 : 0;

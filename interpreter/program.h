@@ -101,6 +101,7 @@ typedef struct action_rec {
   const char *pname[MAX_PARAMS];
   node *pdomain[MAX_PARAMS];
   int dom_fn[MAX_PARAMS];   /* domain: set-valued function of earlier params, or -1 (whole type) */
+  bool dom_pile[MAX_PARAMS]; /* the domain function gives a pile: its cards */
   int lo_fn[MAX_PARAMS], hi_fn[MAX_PARAMS]; /* range domains */
   node *cost;
   int cost_fn;       /* -1: no cost */
