@@ -601,6 +601,7 @@ static int check_expr(chk *c, node *n, int want) {
   case AST_ASK: {
     need_effects(c, n, "ask");
     expect(c, n->kids[0], TY_FACTION, check_expr(c, n->kids[0], TY_FACTION));
+    check_format(c, n->kids[1]);
     int st = check_iterable(c, n->kids[2], false);
     ty = st == TY_ERROR ? TY_ERROR : elem_of(st);
     break;
@@ -737,6 +738,7 @@ static void check_stmt(chk *c, node *s) {
   case AST_MAY:
     need_effects(c, s, "may");
     expect(c, s->kids[0], TY_FACTION, check_expr(c, s->kids[0], TY_FACTION));
+    check_format(c, s->kids[1]);
     check_block(c, s->kids[2]);
     break;
   case AST_ACT: {

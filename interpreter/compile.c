@@ -299,6 +299,17 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
   set_loop(c, s, x, key, where, body, ud);
 }
 
+/* A decision's prompt with {name} holes: their values go to the decision record. */
+static void prompt_holes(cg *c, node *str) {
+  int types[64];
+  int n = 0;
+  for (uint32_t i = 0; i < str->nkids && n < 64; i++) {
+    expr(c, str->kids[i]);
+    types[n++] = str->kids[i]->ty;
+  }
+  op1(c, OP_PROMPT, new_list(c, types, n));
+}
+
 typedef struct agg_ud {
   node *n;
   int acc;
@@ -488,6 +499,7 @@ static void expr(cg *c, node *n) {
   }
   case AST_ASK: {
     node *from = n->kids[2];
+    prompt_holes(c, n->kids[1]);
     expr(c, n->kids[0]);
     int prompt = intern(c, n->kids[1]->str);
     if (from->kind == AST_RANGE) {
@@ -584,6 +596,7 @@ static void stmt(cg *c, node *s) {
     }
     break;
   case AST_MAY: {
+    prompt_holes(c, s->kids[1]);
     expr(c, s->kids[0]);
     op1(c, OP_MAY, intern(c, s->kids[1]->str));
     uint32_t j = jump(c, OP_JUMP_FALSE);

@@ -283,7 +283,25 @@ const mt_decision *mt_pending(mt_game *g) {
   d->kind = kinds[vs->dec.kind];
   d->faction = vs->dec.faction >= 0 && vs->dec.faction < g->r->def->nfactions ? g->r->def->factions[vs->dec.faction].id
                                                                                 : "none";
-  d->prompt = vs->dec.kind == DEC_ACT ? "choose an action" : p->strings[vs->dec.prompt];
+  if (vs->dec.kind == DEC_ACT) {
+    d->prompt = "choose an action";
+  } else { /* the prompt's {name} holes, formatted from the decision record */
+    const char *t = p->strings[vs->dec.prompt];
+    size_t n = 0, cap = sizeof g->prompt - 1;
+    int h = 0;
+    for (const char *q = t; *q && n < cap; q++) {
+      const char *e = *q == '{' ? strchr(q, '}') : NULL;
+      if (e && h < vs->dec.nholes && vs->dec.hole_types >= 0) {
+        n += vm_format_value_buf(&g->v, p->lists[vs->dec.hole_types][h], vs->dec.holes[h], g->prompt + n, cap - n);
+        h++;
+        q = e;
+      } else {
+        g->prompt[n++] = *q;
+      }
+    }
+    g->prompt[n] = 0;
+    d->prompt = g->prompt;
+  }
   d->rule = vs->dec.rule >= 0 ? p->rules[vs->dec.rule].id : "-";
   d->secret = vs->dec.secret;
   d->lo = vs->dec.lo;

@@ -33,6 +33,7 @@ struct mt_game {
   size_t size;
   vm v;
   mt_decision dec;
+  char prompt[512]; /* the pending decision's prompt, holes filled */
   strbuf errtext;
 };
 

@@ -307,6 +307,17 @@ static int run_loop(vm *v, regs *R, int stop, uint64_t *used) {
     fail(v, code_, ipc, a_, b_, v_);                                                                                  \
     return VM_FAILED;                                                                                                 \
   } while (0)
+/* a new decision record, keeping the prompt holes a PROMPT just stored */
+#define PROMPT_KEEP()                                                                                                 \
+  do {                                                                                                                \
+    int32_t ht_ = vs->dec.hole_types, nh_ = vs->dec.nholes;                                                           \
+    int64_t h_[VM_PROMPT_HOLES];                                                                                      \
+    memcpy(h_, vs->dec.holes, sizeof h_);                                                                             \
+    memset(&vs->dec, 0, sizeof vs->dec);                                                                              \
+    vs->dec.hole_types = ht_;                                                                                         \
+    vs->dec.nholes = nh_;                                                                                             \
+    memcpy(vs->dec.holes, h_, sizeof h_);                                                                             \
+  } while (0)
 #define NEED(n_)                                                                                                      \
   do {                                                                                                                \
     if (sp + (n_) > R->cap) FAIL(VE_STACK, 0, 0, 0);                                                                  \
@@ -524,11 +535,19 @@ dispatch:
   }
   CASE(CONFLICT) FAIL(VE_CONFLICT, A_, B_, 0);
   CASE(NO_DEF) FAIL(VE_NODEF, A_, 0, 0);
+  CASE(PROMPT) { /* holes are kept in the decision record (flat: survives clone and save) */
+    int n = p->nlist[A_];
+    sp -= n;
+    vs->dec.hole_types = A_;
+    vs->dec.nholes = n < VM_PROMPT_HOLES ? n : VM_PROMPT_HOLES;
+    for (int i = 0; i < vs->dec.nholes; i++) vs->dec.holes[i] = S[sp + i];
+    DISPATCH();
+  }
   CASE(ASK) {
     if (R->scratch) FAIL(VE_INTERNAL, 0, 0, 0);
     x = POP();
     y = POP();
-    memset(&vs->dec, 0, sizeof vs->dec);
+    PROMPT_KEEP();
     vs->dec.kind = DEC_ASK;
     vs->dec.faction = (int32_t)y;
     vs->dec.elem = A_;
@@ -540,7 +559,7 @@ dispatch:
     if (R->scratch) FAIL(VE_INTERNAL, 0, 0, 0);
     int64_t hi = POP(), lo = POP();
     y = POP();
-    memset(&vs->dec, 0, sizeof vs->dec);
+    PROMPT_KEEP();
     vs->dec.kind = DEC_RANGE;
     vs->dec.faction = (int32_t)y;
     vs->dec.prompt = A_;
@@ -551,7 +570,7 @@ dispatch:
   CASE(MAY) {
     if (R->scratch) FAIL(VE_INTERNAL, 0, 0, 0);
     y = POP();
-    memset(&vs->dec, 0, sizeof vs->dec);
+    PROMPT_KEEP();
     vs->dec.kind = DEC_MAY;
     vs->dec.faction = (int32_t)y;
     vs->dec.prompt = A_;
@@ -561,6 +580,7 @@ dispatch:
     if (R->scratch) FAIL(VE_INTERNAL, 0, 0, 0);
     y = POP();
     memset(&vs->dec, 0, sizeof vs->dec);
+    vs->dec.hole_types = -1;
     vs->dec.kind = DEC_ACT;
     vs->dec.faction = (int32_t)y;
     vs->dec.list = A_;
@@ -648,6 +668,7 @@ suspend:
 #undef LOCAL
 #undef FAIL
 #undef NEED
+#undef PROMPT_KEEP
 #undef DISPATCH
 #undef CASE
 }

@@ -25,9 +25,12 @@ typedef struct vm_cancel {
   int32_t rule, scope, stamp, faction;
 } vm_cancel;
 
+#define VM_PROMPT_HOLES 4
 typedef struct vm_decision {
   int32_t kind, faction, prompt, elem, list, rule, pc, secret;
   int64_t set, lo, hi;
+  int32_t hole_types, nholes;     /* list of hole types; the prompt's {name} values follow */
+  int64_t holes[VM_PROMPT_HOLES];
 } vm_decision;
 
 /* The continuation: all of it is plain data (no pointers). */
