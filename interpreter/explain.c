@@ -218,7 +218,7 @@ static bool hooks_name(const program *p, int r, const char *name) {
   return false;
 }
 
-int explain_query(const mt_rules *r, int argc, char **argv, bool json, strbuf *out) {
+int explain_query(const mt_rules *r, int argc, const char *const *argv, bool json, strbuf *out) {
   const program *p = &r->prog;
   if (argc < 1) {
     sb_puts(out, "usage: rules NUMBER-PREFIX | KEYWORD | faction F | card C | hooks NAME | karama | basic | advanced | phase ID");

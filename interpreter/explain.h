@@ -13,7 +13,7 @@
 int explain_rule(const mt_rules *r, const char *id, bool bytecode, bool json, strbuf *out);
 /* Searches the loaded rules: a number prefix, keywords, `faction F`, `card C`,
  * `hooks NAME`, `karama`, `basic`, `advanced`, `phase ID`. */
-int explain_query(const mt_rules *r, int argc, char **argv, bool json, strbuf *out);
+int explain_query(const mt_rules *r, int argc, const char *const *argv, bool json, strbuf *out);
 /* Is CHOICE legal for the pending decision, and why (not)? */
 int explain_why(mt_game *g, const char *choice, bool json, strbuf *out);
 

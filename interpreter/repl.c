@@ -1136,7 +1136,7 @@ static int cmd_explain(repl *R, int argc, char **argv) {
 static int cmd_rules_query(repl *R, int argc, char **argv) {
   if (!R->r && load_rules(R) < 0) return -1;
   strbuf b = {0};
-  int rc = explain_query(R->r, argc - 1, argv + 1, R->json, &b);
+  int rc = explain_query(R->r, argc - 1, (const char *const *)(argv + 1), R->json, &b);
   if (rc < 0) {
     fail(R, "%s", b.s);
   } else if (R->json) {
