@@ -64,9 +64,14 @@ typedef enum { BV_COUNTER, BV_MARKER, BV_FLAG } board_varkind;
 
 /* A variable of the state: a counter (never negative), a marker (any value)
  * or a flag (0/1); `len` cells per instance (rule-declared arrays). */
+/* Who may see an item (the console's `view as`; secrecy rule 1.11): everyone,
+ * only the faction it belongs to, or nobody (a deck's order). */
+typedef enum { VIS_PUBLIC, VIS_OWNER, VIS_NOBODY } board_visibility;
+
 typedef struct board_var {
   char *name;
   board_scope scope;
+  board_visibility visibility;
   board_varkind kind;
   board_type type; /* how it is shown and saved */
   char **values;   /* BT_ENUM */
@@ -102,6 +107,7 @@ typedef struct board_pool {
 typedef struct board_pile {
   char *name;
   board_scope scope; /* BS_GLOBAL or BS_FACTION */
+  board_visibility visibility; /* of its cards (the count is always public) */
 } board_pile;
 
 typedef struct board_deck {

@@ -537,7 +537,8 @@ static char *read_file(data_loader *ld, const char *path, size_t *len) {
 typedef struct raw_decl { /* attribute or variable declaration */
   ys name, type, scope, kind, dflt;
   ysv values;
-  bool has_type, has_scope, has_kind, has_dflt, has_values;
+  ys vis;
+  bool has_type, has_scope, has_kind, has_dflt, has_values, has_vis;
 } raw_decl;
 
 static bool parse_type(data_loader *ld, const ys *v, board_type *t, unsigned allowed) {
@@ -566,15 +567,24 @@ static void read_decl(yr *r, raw_decl *d, bool is_var) {
   keyseen ks = {0};
   ys k;
   static const char *const akeys[] = {"type", "values", "default"};
-  static const char *const vkeys[] = {"type", "values", "initial", "scope", "kind"};
+  static const char *const vkeys[] = {"type", "values", "initial", "scope", "kind", "visibility"};
   while (map_key(r, &ks, &k)) {
     if (keyis(&k, "type")) d->has_type = expect_scalar(r, "type", &d->type);
     else if (keyis(&k, "values")) d->has_values = true, read_list(r, "values", &d->values);
     else if (keyis(&k, is_var ? "initial" : "default")) d->has_dflt = expect_scalar(r, "a value", &d->dflt);
     else if (is_var && keyis(&k, "scope")) d->has_scope = expect_scalar(r, "scope", &d->scope);
     else if (is_var && keyis(&k, "kind")) d->has_kind = expect_scalar(r, "kind", &d->kind);
-    else unknown_key(r, &k, is_var ? "a variable" : "an attribute", is_var ? vkeys : akeys, is_var ? 5 : 3);
+    else if (is_var && keyis(&k, "visibility")) d->has_vis = expect_scalar(r, "visibility", &d->vis);
+    else unknown_key(r, &k, is_var ? "a variable" : "an attribute", is_var ? vkeys : akeys, is_var ? 6 : 3);
   }
+}
+
+/* `visibility: public | owner | nobody` (1.11 secrecy is data: who may see an item). */
+static void parse_visibility(data_loader *ld, const ys *v, board_visibility *out) {
+  if (!strcmp(v->s, "public")) *out = VIS_PUBLIC;
+  else if (!strcmp(v->s, "owner")) *out = VIS_OWNER;
+  else if (!strcmp(v->s, "nobody")) *out = VIS_NOBODY;
+  else lerr(ld, v->sp, "unknown visibility '%.40s' (expected public, owner or nobody)", v->s);
 }
 
 static char **ysv_ids(data_loader *ld, const ysv *v, const char *what) {
@@ -1023,6 +1033,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
     check_id(ld, &d->name, "variable");
     v.len = 1;
     if (d->has_scope) parse_scope(ld, &d->scope, &v.scope, true);
+    if (d->has_vis) parse_visibility(ld, &d->vis, &v.visibility);
     if (d->has_kind) {
       if (!strcmp(d->kind.s, "counter")) v.kind = BV_COUNTER;
       else if (!strcmp(d->kind.s, "marker")) v.kind = BV_MARKER;
@@ -1105,8 +1116,8 @@ typedef struct raw_deck {
 } raw_deck;
 
 typedef struct decks_raw {
-  ys *piles, *pile_scope;
-  size_t npiles, cap1, cap2;
+  ys *piles, *pile_scope, *pile_vis;
+  size_t npiles, cap1, cap2, cap3;
   raw_decl *cattr;
   size_t ncattr, capcattr;
   raw_deck *decks;
@@ -1132,18 +1143,22 @@ static void read_decks(yr *r, decks_raw *b) {
       keyseen ks2 = {0};
       ys k2;
       while (map_key(r, &ks2, &k2)) {
-        ys scope = k2;
+        ys scope = k2, vis = k2;
         scope.s = "global";
+        vis.s = "public";
         if (expect_map(r, "a pile")) {
           keyseen ks3 = {0};
           ys k3;
-          static const char *const pk[] = {"scope"};
+          static const char *const pk[] = {"scope", "visibility"};
           while (map_key(r, &ks3, &k3)) {
             if (keyis(&k3, "scope")) expect_scalar(r, "scope", &scope);
-            else unknown_key(r, &k3, "a pile", pk, 1);
+            else if (keyis(&k3, "visibility")) expect_scalar(r, "visibility", &vis);
+            else unknown_key(r, &k3, "a pile", pk, 2);
           }
         }
         AVEC_PUSH(&r->ld->ar, b->piles, b->npiles, b->cap1, k2);
+        b->npiles--;
+        AVEC_PUSH(&r->ld->ar, b->pile_vis, b->npiles, b->cap3, vis);
         b->npiles--;
         AVEC_PUSH(&r->ld->ar, b->pile_scope, b->npiles, b->cap2, scope);
       }
@@ -1248,8 +1263,9 @@ static void build_decks(data_loader *ld, decks_raw *b) {
   for (size_t i = 0; i < b->npiles; i++) {
     check_id(ld, &b->piles[i], "pile");
     if (board_pile_index(def, b->piles[i].s) >= 0) lerr(ld, b->piles[i].sp, "pile '%s' is already declared", b->piles[i].s);
-    board_pile p = {mt_strdup(b->piles[i].s), BS_GLOBAL};
+    board_pile p = {mt_strdup(b->piles[i].s), BS_GLOBAL, VIS_PUBLIC};
     parse_scope(ld, &b->pile_scope[i], &p.scope, false);
+    parse_visibility(ld, &b->pile_vis[i], &p.visibility);
     def->piles[def->npiles++] = p;
   }
   if (b->ncattr) {

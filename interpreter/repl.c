@@ -54,6 +54,7 @@ typedef struct repl {
   int line;
   int failures, errors;
   bool trace;
+  int viewer;          /* view as: a data faction, or -1 (everything) */
   strbuf fired;        /* rules that fired during the last command that ran the game */
   strbuf last_fired;   /* ... kept for `why last` */
   mt_game *history[256]; /* undo stack: the states before each change */
@@ -742,7 +743,13 @@ static int cmd_do(repl *R, const char *rest) {
   return 0;
 }
 
-static void show_faction(repl *R, int f, bool json) {
+/* May VIEWER (a data faction, -1: everyone's knowledge is shown) see an item
+ * of OWNER with visibility VIS? */
+static bool may_see(board_visibility vis, int viewer, int owner) {
+  return viewer < 0 || vis == VIS_PUBLIC || (vis == VIS_OWNER && viewer == owner);
+}
+
+static void show_faction(repl *R, int f, bool json, int viewer) {
   const board_def *def = DEF(R);
   const board_layout *L = LAY(R);
   int gf = L->game_faction[f];
@@ -751,16 +758,20 @@ static void show_faction(repl *R, int f, bool json) {
     return;
   }
   int res = board_pool_index(def, "reserves"), tanks = board_pool_index(def, "tanks");
-  int32_t spice = board_var_index(def, "spice") >= 0 ? get_var(R, "spice", gf) : 0;
+  int sv = board_var_index(def, "spice");
+  int32_t spice = sv >= 0 ? get_var(R, "spice", gf) : 0;
+  bool spice_seen = sv < 0 || may_see(def->vars[sv].visibility, viewer, f);
   int ally = board_var_index(def, "ally") >= 0 ? get_var(R, "ally", gf) : -1;
   ally = ally >= 0 && ally < L->nf ? L->faction[ally] : -1;
   int nres = res >= 0 ? pool_count(R, res, gf, -1) : 0, ntanks = tanks >= 0 ? pool_count(R, tanks, gf, -1) : 0;
-  say(R, "%s: spice %d, reserves %d, tanks %d, ally %s\n  forces:", def->factions[f].id, spice, nres, ntanks,
+  char sp[16];
+  snprintf(sp, sizeof sp, spice_seen ? "%d" : "hidden", spice);
+  say(R, "%s: spice %s, reserves %d, tanks %d, ally %s\n  forces:", def->factions[f].id, sp, nres, ntanks,
       ally >= 0 ? def->factions[ally].id : "none");
   if (json)
-    sb_printf(&R->jextra, ",\"faction\":\"%s\",\"spice\":%d,\"reserves\":%d,\"tanks\":%d,\"ally\":%s%s%s,\"forces\":{",
-              def->factions[f].id, spice, nres, ntanks, ally >= 0 ? "\"" : "", ally >= 0 ? def->factions[ally].id : "null",
-              ally >= 0 ? "\"" : "");
+    sb_printf(&R->jextra, ",\"faction\":\"%s\",\"spice\":%s,\"reserves\":%d,\"tanks\":%d,\"ally\":%s%s%s,\"forces\":{",
+              def->factions[f].id, spice_seen ? sp : "null", nres, ntanks, ally >= 0 ? "\"" : "",
+              ally >= 0 ? def->factions[ally].id : "null", ally >= 0 ? "\"" : "");
   int first = 1;
   for (int a = 0; a < def->nareas; a++) {
     int n = board_tokens_in_area(L, ST(R), a, gf, 0);
@@ -774,11 +785,27 @@ static void show_faction(repl *R, int f, bool json) {
   say(R, "\n  hand:");
   if (hand >= 0) {
     int slot = board_pile_slot(L, hand, gf);
-    for (int i = 0; i < board_pile_count(L, ST(R), slot); i++) {
-      int c = board_pile_card(L, ST(R), slot, i);
-      say(R, " %s", def->cards[c].id);
-      if (json) sb_printf(&R->jextra, "%s\"%s\"", i ? "," : "", def->cards[c].id);
+    int n = board_pile_count(L, ST(R), slot);
+    if (!may_see(def->piles[hand].visibility, viewer, f)) {
+      say(R, " %d card%s (hidden)", n, n == 1 ? "" : "s");
+      for (int i = 0; i < n && json; i++) sb_printf(&R->jextra, "%s\"hidden\"", i ? "," : "");
+    } else {
+      for (int i = 0; i < n; i++) {
+        int c = board_pile_card(L, ST(R), slot, i);
+        say(R, " %s", def->cards[c].id);
+        if (json) sb_printf(&R->jextra, "%s\"%s\"", i ? "," : "", def->cards[c].id);
+      }
     }
+  }
+  /* the faction's other piles it may show (traitors, ...) */
+  for (int p = 0; p < def->npiles; p++) {
+    if (p == hand || def->piles[p].scope != BS_FACTION) continue;
+    int slot = board_pile_slot(L, p, gf), n = board_pile_count(L, ST(R), slot);
+    if (!n) continue;
+    say(R, "\n  %s:", def->piles[p].name);
+    if (!may_see(def->piles[p].visibility, viewer, f)) say(R, " %d card%s (hidden)", n, n == 1 ? "" : "s");
+    else
+      for (int i = 0; i < n; i++) say(R, " %s", def->cards[board_pile_card(L, ST(R), slot, i)].id);
   }
   if (json) sb_puts(&R->jextra, "],\"leaders\":{");
   say(R, "\n  leaders:");
@@ -817,7 +844,7 @@ static int cmd_show(repl *R, int argc, char **argv) {
   if (argc >= 3 && !strcmp(argv[1], "faction")) {
     int f;
     if (need_faction(R, argv[2], &f) < 0) return -1;
-    show_faction(R, f, true);
+    show_faction(R, f, true, -1);
     return 0;
   }
   if (argc >= 3 && !strcmp(argv[1], "territory")) {
@@ -836,8 +863,37 @@ static int cmd_show(repl *R, int argc, char **argv) {
   describe_pending(R);
   for (int gf = 0; gf < LAY(R)->nf; gf++) {
     say(R, "\n");
-    show_faction(R, LAY(R)->faction[gf], false);
+    show_faction(R, LAY(R)->faction[gf], false, R->viewer);
   }
+  return 0;
+}
+
+/* view as FACTION: the position as that faction may see it (1.11): others'
+ * secret variables and owner-only piles are redacted; `view as all` ends it. */
+static int cmd_view(repl *R, int argc, char **argv) {
+  if (argc != 3 || strcmp(argv[1], "as")) return fail(R, "usage: view as FACTION|all");
+  if (!strcmp(argv[2], "all")) {
+    R->viewer = -1;
+    say(R, "viewing everything");
+    return 0;
+  }
+  int f;
+  if (need_faction(R, argv[2], &f) < 0) return -1;
+  R->viewer = f;
+  say(R, "viewing as %s:\n", DEF(R)->factions[f].id);
+  const board_def *def = DEF(R);
+  for (int gf = 0; gf < LAY(R)->nf; gf++) {
+    show_faction(R, LAY(R)->faction[gf], false, f);
+    say(R, "\n");
+  }
+  for (int p = 0; p < def->npiles; p++)
+    if (def->piles[p].scope == BS_GLOBAL) {
+      int slot = board_pile_slot(LAY(R), p, -1), n = board_pile_count(LAY(R), ST(R), slot);
+      if (!n) continue;
+      say(R, "%s: %d card%s", def->piles[p].name, n, n == 1 ? "" : "s");
+      if (may_see(def->piles[p].visibility, f, -1) && n) say(R, ", top %s", def->cards[board_pile_top(LAY(R), ST(R), slot)].id);
+      say(R, "\n");
+    }
   return 0;
 }
 
@@ -1275,6 +1331,7 @@ static const char *const help_text[][2] = {
     {"switch", "switch NAME -- go to a branch (the current position stays on its branch)"},
     {"save", "save FILE -- the position as YAML"},
     {"load", "load FILE -- a saved position"},
+    {"view", "view as FACTION|all -- the position as that faction may see it: others' secret spice and hands redacted (1.11)"},
     {"help", "help [COMMAND]"},
 };
 
@@ -1325,7 +1382,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   static const char *const cmds[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "storm", "turn",
                                      "phase", "ally", "unally", "hand", "discard", "stack", "bots", "show", "legal",
                                      "do", "run", "winner", "check", "eval", "expect", "help", "load", "save", "why", "explain", "rules",
-                                     "trace", "undo", "redo", "fork", "switch", "set", "leader"};
+                                     "trace", "undo", "redo", "fork", "switch", "set", "leader", "view"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
   if (!known) {
@@ -1361,6 +1418,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "set")) return cmd_set(R, rest);
   if (!strcmp(cmd, "leader")) return cmd_leader(R, argc, argv);
   if (!strcmp(cmd, "why")) return cmd_why(R, rest);
+  if (!strcmp(cmd, "view")) return cmd_view(R, argc, argv);
   if (!strcmp(cmd, "check")) return cmd_eval(R, rest, true);
   return cmd_eval(R, rest, false);
 }
@@ -1468,6 +1526,7 @@ static int open_brackets(const char *line) {
 
 int repl_main(int argc, char **argv, const char *default_pack) {
   repl *R = mt_calloc(1, sizeof *R);
+  R->viewer = -1;
   snprintf(R->components, sizeof R->components, "%s", default_pack);
   const char *script = NULL;
   for (int i = 1; i < argc; i++) {
