@@ -13,6 +13,7 @@
 #include "game.h"
 #include "mentat.h"
 #include "program.h"
+#include "bots.h"
 #include "explain.h"
 #include "repl.h"
 #include "sim.h"
@@ -26,7 +27,8 @@ static const char usage[] =
     "  check   [pack options] [FILE...]   parse, resolve and type-check rules; exit 65 on errors\n"
     "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [FILE...]\n"
     "                                     play the pack's game rule with seeded random bots\n"
-    "  play    [--factions a,b] [--turns N] [--seed N]   a full Basic game with bots, narrated\n"
+    "  play    [--factions a,b] [--turns N] [--seed N] [--bots random|passive|heuristic]\n"
+    "                                     a full Basic game with bots, narrated\n"
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
     "  explain RULE-ID [--bytecode] [--json] [pack options]   a rule: links both ways, hooks, where defined\n"
     "  dump    board|decks|factions [--json] [--rules DIR]   the loaded components\n"
@@ -92,6 +94,7 @@ typedef struct opts {
   const char *answers;
   const char *factions;
   long turns;
+  int bots;
   uint64_t seed;
   int bytecode;
   int json;
@@ -127,6 +130,9 @@ static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
       char *end;
       o->turns = strtol(argv[i], &end, 10);
       if (*end || o->turns < 1 || o->turns > 1000) return fprintf(stderr, "mentat: bad --turns '%s'\n", argv[i]), -1;
+    } else if (!strcmp(a, "--bots")) {
+      if (++i >= argc || (o->bots = bot_kind_parse(argv[i])) < 0)
+        return fprintf(stderr, "mentat: --bots is random, passive or heuristic\n"), -1;
     } else if (!strcmp(a, "--factions")) {
       if (++i >= argc) return fprintf(stderr, "mentat: --factions needs a list\n"), -1;
       o->factions = argv[i];
@@ -304,13 +310,6 @@ static void narrate(void *ud, const char *rule, const char *text) {
   printf("[%s] %s\n", rule, text);
 }
 
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
 /* Plays the game rule: scripted answers first (separated by ';'), then
  * uniformly random legal answers from a bot generator seeded by --seed. */
 static int play_game(mt_rules *r, opts *o) {
@@ -337,8 +336,6 @@ static int play_game(mt_rules *r, opts *o) {
   char *cursor = script;
   uint64_t bot = o->seed ^ 0x626f74ull;
   int st = mt_start(g);
-  size_t cap = 4096;
-  mt_choice *choices = mt_calloc(cap, sizeof *choices);
   int decisions = 0;
   while (st == MT_WAITING) {
     const mt_decision *d = mt_pending(g);
@@ -362,15 +359,10 @@ static int play_game(mt_rules *r, opts *o) {
         st = -1;
         break;
       }
-    } else {
-      size_t n = mt_legal(g, choices, cap);
-      if (n == 0) {
-        fprintf(stderr, "mentat: error: %s has no legal answer to '%s' (rule %s)\n", d->faction, d->prompt, d->rule);
-        st = -1;
-        break;
-      }
-      if (n > cap) n = cap;
-      c = choices[splitmix(&bot) % n];
+    } else if (!bot_choose(g, o->bots, &bot, &c)) {
+      fprintf(stderr, "mentat: error: %s has no legal answer to '%s' (rule %s)\n", d->faction, d->prompt, d->rule);
+      st = -1;
+      break;
     }
     mt_choice_format(g, &c, text, sizeof text);
     printf("  %s%s -> %s\n", d->faction, d->secret ? " (secret)" : "", text);
@@ -414,7 +406,6 @@ static int play_game(mt_rules *r, opts *o) {
            (unsigned long long)mt_hash(g));
     sb_free(&res);
   }
-  mt_free(choices);
   mt_free(script);
   mt_game_free(g);
   return code;

@@ -24,6 +24,7 @@
 #include "opcodes.h"
 #include "data.h"
 #include "game.h"
+#include "bots.h"
 #include "explain.h"
 #include "repl.h"
 
@@ -216,35 +217,7 @@ static const board_layout *LAY(repl *R) { return R->g->L; }
 
 /* ---- the game's execution ------------------------------------------------ */
 
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/* A bot's answer: random, or passive (decline optional uses, otherwise the
- * legal answer with the fewest parameters, first in order). */
-static bool bot_choice(repl *R, mt_choice *out) {
-  static mt_choice buf[4096];
-  size_t n = mt_legal(R->g, buf, 4096);
-  if (n == 0) return false;
-  if (n > 4096) n = 4096;
-  const mt_decision *d = mt_pending(R->g);
-  if (R->bots == 1) {
-    if (d->kind == MT_DEC_YESNO) {
-      *out = (mt_choice){.action = -1, .value = 0};
-      return true;
-    }
-    size_t best = 0;
-    for (size_t i = 1; i < n; i++)
-      if (buf[i].nargs < buf[best].nargs) best = i;
-    *out = buf[best];
-    return true;
-  }
-  *out = buf[splitmix(&R->bot_rng) % n];
-  return true;
-}
+static bool bot_choice(repl *R, mt_choice *out) { return bot_choose(R->g, R->bots, &R->bot_rng, out); }
 
 /* Continues the game: bots answer every decision until STOP says so.
  * MODE 0: to the next decision (or pause/end); 1: until the VM pauses or ends. */
@@ -914,7 +887,7 @@ static int cmd_winner(repl *R) {
   mt_game *saved = R->g;
   R->g = mt_clone(saved);
   int saved_bots = R->bots;
-  R->bots = 1;
+  R->bots = BOT_PASSIVE;
   strbuf log = R->log;
   R->log = (strbuf){0};
   strbuf fired = R->fired;
@@ -1312,7 +1285,7 @@ static const char *const help_text[][2] = {
     {"phase", "phase ID -- position the game at the start of a phase of this turn (name or rule number)"},
     {"ally", "ally F1 F2 -- form an alliance"},
     {"unally", "unally F -- break F's alliance"},
-    {"bots", "bots random|passive -- how decisions are answered by run"},
+    {"bots", "bots random|passive|heuristic -- how decisions are answered by run (heuristic: greedy on the rules' bot_value)"},
     {"show", "show [state|faction F|territory T] -- the position"},
     {"legal", "legal -- the pending decision and its legal answers"},
     {"do", "do CHOICE -- answer the pending decision (e.g. do ship fremen ... / do yes / do 3)"},
@@ -1374,8 +1347,8 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "explain")) return cmd_explain(R, argc, argv);
   if (!strcmp(cmd, "rules")) return cmd_rules_query(R, argc, argv);
   if (!strcmp(cmd, "bots")) {
-    if (argc != 2 || (strcmp(argv[1], "random") && strcmp(argv[1], "passive"))) return fail(R, "usage: bots random|passive");
-    R->bots = !strcmp(argv[1], "passive");
+    if (argc != 2 || bot_kind_parse(argv[1]) < 0) return fail(R, "usage: bots random|passive|heuristic");
+    R->bots = bot_kind_parse(argv[1]);
     say(R, "bots: %s", argv[1]);
     return 0;
   }

@@ -17,14 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bots.h"
 #include "game.h"
-
-static uint64_t splitmix(uint64_t *s) {
-  uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
 
 /* The engine's own invariants; the first violation is described in OUT. */
 static bool engine_invariants(mt_game *g, strbuf *out) {
@@ -84,6 +78,7 @@ static bool rule_invariants(mt_game *g, strbuf *out) {
 }
 
 typedef struct sim_opts {
+  int bots;
   long games;
   uint64_t seed;
   int jobs;
@@ -124,7 +119,6 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
     return;
   }
   uint64_t bot = seed ^ 0x626f74ull;
-  static mt_choice choices[4096];
   strbuf why = {0};
   long step = 0;
   int st = mt_start(g);
@@ -140,16 +134,15 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
       bad = true;
       break;
     }
-    size_t n = mt_legal(g, choices, 4096);
-    if (n == 0) {
+    mt_choice c;
+    if (!bot_choose(g, o->bots, &bot, &c)) {
       const mt_decision *d = mt_pending(g);
       sb_printf(&why, "%s has no legal answer to '%s' (rule %s)", d->faction, d->prompt, d->rule);
       bad = true;
       break;
     }
-    if (n > 4096) n = 4096;
     mt_explain ex;
-    st = mt_apply(g, &choices[splitmix(&bot) % n], &ex);
+    st = mt_apply(g, &c, &ex);
     if (st < 0) {
       sb_printf(&why, "a legal choice was refused: %s", ex.text);
       bad = true;
@@ -183,7 +176,7 @@ static double now(void) {
 }
 
 int sim_main(const mt_rules *r, int argc, char **argv) {
-  sim_opts o = {100, 1, 1, false, 100000, NULL};
+  sim_opts o = {BOT_RANDOM, 100, 1, 1, false, 100000, NULL};
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     char *end;
@@ -201,6 +194,8 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
       if (*end || o.max_decisions < 1) return fprintf(stderr, "mentat simulate: bad --max-decisions\n"), 64;
     } else if (!strcmp(a, "--factions") && i + 1 < argc) {
       o.factions = argv[++i];
+    } else if (!strcmp(a, "--bots") && i + 1 < argc) {
+      if ((o.bots = bot_kind_parse(argv[++i])) < 0) return fprintf(stderr, "mentat simulate: --bots is random, passive or heuristic\n"), 64;
     } else if (!strcmp(a, "--json")) {
       o.json = true;
     } else {

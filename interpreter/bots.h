@@ -1,0 +1,24 @@
+/* bots.h -- players for the engine's decisions (bots.c). */
+#ifndef MENTAT_BOTS_H
+#define MENTAT_BOTS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mentat.h"
+
+/* random: uniform over the legal answers; passive: declines optional uses
+ * (`may` -> no) and otherwise takes the answer with the fewest parameters;
+ * heuristic: tries a sample of the legal answers on copies of the game and
+ * keeps the one after which the rules' value `bot_value(f)` of the deciding
+ * faction is highest (random when the rules define no such value). */
+typedef enum { BOT_RANDOM, BOT_PASSIVE, BOT_HEURISTIC } bot_kind;
+
+int bot_kind_parse(const char *name); /* -1 if unknown */
+const char *bot_kind_name(int kind);
+/* A splitmix64 step: the bots' own generator, seeded per game. */
+uint64_t bot_rand(uint64_t *state);
+/* Chooses an answer to G's pending decision; false if there is none. */
+bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out);
+
+#endif
