@@ -1142,9 +1142,10 @@ static void declare_action(chk *c, int rule, node *a) {
   VEC_PUSH(p->actions, p->nactions, p->capactions, r);
 }
 
-static void add_guard(chk *c, action_rec *ar, int decl_rule, node *g) {
+static void add_guard(chk *c, action_rec *ar, int decl_rule, node *g, int check) {
   guard_rec gr = {0};
   gr.decl_rule = decl_rule;
+  gr.check = check;
   gr.rule = g->name ? rule_ref(c, g->name, g->span) : decl_rule;
   if (gr.rule < 0) gr.rule = decl_rule;
   gr.forbid = g->kind == AST_FORBID;
@@ -1187,7 +1188,7 @@ static void check_action(chk *c, int ai) {
   }
   for (uint32_t i = 0; i < items->nkids; i++) {
     node *it = items->kids[i];
-    if (it && (it->kind == AST_REQUIRE || it->kind == AST_FORBID)) add_guard(c, ar, ar->rule, it);
+    if (it && (it->kind == AST_REQUIRE || it->kind == AST_FORBID)) add_guard(c, ar, ar->rule, it, -1);
   }
   for (uint32_t i = 0; i < items->nkids; i++) {
     node *it = items->kids[i];
@@ -1231,7 +1232,7 @@ static void check_check(chk *c, int rule, node *k) {
   for (uint32_t i = 0; i < items->nkids; i++) {
     node *it = items->kids[i];
     if (!it) continue;
-    if (it->kind == AST_REQUIRE || it->kind == AST_FORBID) add_guard(c, &p->actions[ai], rule, it);
+    if (it->kind == AST_REQUIRE || it->kind == AST_FORBID) add_guard(c, &p->actions[ai], rule, it, p->nchecks);
     else diag_error(c->d, it->span, "a check adds guards (require/forbid); costs and effects belong to the action");
   }
   k->slot = c->nslots;

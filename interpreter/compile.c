@@ -946,6 +946,10 @@ static void emit_guards(cg *c, int ai, int limit) {
     guard_rec *gr = &a->guards[g];
     if (limit >= 0) {
       int need = max_slot(gr->cond, a->nparams);
+      if (gr->check >= 0 && p->checks[gr->check].ast->kids[1]) {
+        int w = max_slot(p->checks[gr->check].ast->kids[1], a->nparams);
+        if (w > need) need = w;
+      }
       for (int k = 0; k < p->nchecks; k++) {
         check_rec *ck = &p->checks[k];
         if (ck->action == ai && !p->rules[ck->rule].disabled && sema_supersedes(p, ck->rule, gr->rule)) {
@@ -977,6 +981,11 @@ static void emit_guards(cg *c, int ai, int limit) {
     skips[ns++] = jump(c, OP_JUMP_FALSE);
     op1(c, OP_RULE_ACTIVE, gr->rule);
     skips[ns++] = jump(c, OP_JUMP_FALSE);
+    if (gr->check >= 0 && p->checks[gr->check].where_fn >= 0) { /* a check's guards apply where its clause holds */
+      load_params(c, a->nparams + 1);
+      op2(c, OP_CALL, p->checks[gr->check].where_fn, a->nparams + 1);
+      skips[ns++] = jump(c, OP_JUMP_FALSE);
+    }
     expr(c, gr->cond);
     if (gr->forbid) op0(c, OP_NOT);
     op1(c, OP_GUARD, g);

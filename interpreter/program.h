@@ -81,6 +81,7 @@ typedef struct trigger_rec {
 typedef struct guard_rec {
   int rule;          /* attribution (because, or the declaring rule) */
   int decl_rule;     /* the rule whose member declared it */
+  int check;         /* the check that added it (its where-clause gates it), or -1 */
   bool forbid;
   node *cond;
   mt_span span;
