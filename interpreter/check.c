@@ -1122,7 +1122,7 @@ static void declare_action(chk *c, int rule, node *a) {
   r.rule = rule;
   r.ast = a;
   r.span = a->span;
-  r.cost_fn = r.guard_fn = r.effect_fn = -1;
+  r.cost_fn = r.guard_fn = r.effect_fn = r.tail_fn = -1;
   node *params = a->kids[0];
   for (uint32_t i = 0; i < params->nkids && i < MAX_PARAMS; i++) {
     node *pa = params->kids[i];

@@ -937,14 +937,15 @@ static int max_slot(const node *n, int top) {
   return m;
 }
 
-/* Emits the guards of action A whose inputs are among its first LIMIT+1
- * parameters (all guards when LIMIT < 0), each with its suppression. */
-static void emit_guards(cg *c, int ai, int limit) {
+/* Emits the guards of action A whose deepest input (parameter index, or
+ * nparams for the cost; -1 for none) lies in LO..HI (all guards when
+ * ALL), each with its suppression. */
+static void emit_guards(cg *c, int ai, int lo, int hi, bool all) {
   program *p = c->p;
   action_rec *a = &p->actions[ai];
   for (int g = 0; g < a->nguards; g++) {
     guard_rec *gr = &a->guards[g];
-    if (limit >= 0) {
+    if (!all) {
       int need = max_slot(gr->cond, a->nparams);
       if (gr->check >= 0 && p->checks[gr->check].ast->kids[1]) {
         int w = max_slot(p->checks[gr->check].ast->kids[1], a->nparams);
@@ -957,7 +958,7 @@ static void emit_guards(cg *c, int ai, int limit) {
           if (w > need) need = w;
         }
       }
-      if (need > limit) continue;
+      if (need < lo || need > hi) continue;
     }
     c->span = gr->span;
     uint32_t skips[64];
@@ -1042,20 +1043,38 @@ static void action_funcs(cg *c, int ai) {
   /* the action's own rule must be in force (a cancelled ability cannot be used) */
   op1(c, OP_RULE_ACTIVE, a->rule);
   op1(c, OP_GUARD, -1);
-  emit_guards(c, ai, -1);
+  emit_guards(c, ai, 0, 0, true);
   op0(c, OP_GUARD_RESULT);
   op0(c, OP_RET);
   end(c);
-  /* prefix guards: what can be judged once parameters 0..i are chosen */
-  for (int i = 0; i < a->nparams; i++) {
-    a->prefix_fn[i] = new_func(c, what("guards of action %s on its first %d parameters", a->name, i + 1), a->rule, FN_PURE,
+  /* Enumeration checks each guard once, at the deepest parameter it reads:
+   * level i those whose deepest input is parameter i (level 0: none or the
+   * faction, with the rule in force), the tail those reading the last
+   * parameter or the cost. */
+  for (int i = 0; i + 1 < a->nparams; i++) {
+    a->prefix_fn[i] = new_func(c, what("guards of action %s at parameter %d", a->name, i + 1), a->rule, FN_PURE,
                                a->nparams + 1);
     begin(c, a->prefix_fn[i], slots, a->span);
-    emit_guards(c, ai, i);
+    if (i == 0) {
+      op1(c, OP_RULE_ACTIVE, a->rule);
+      op1(c, OP_GUARD, -1);
+    }
+    emit_guards(c, ai, i == 0 ? -1 : i, i, false);
     op0(c, OP_GUARD_RESULT);
     op0(c, OP_RET);
     end(c);
   }
+  a->tail_fn = new_func(c, what("guards of action %s at its last parameter and cost", a->name), a->rule, FN_PURE,
+                        a->nparams + 1);
+  begin(c, a->tail_fn, slots, a->span);
+  if (a->nparams == 1) {
+    op1(c, OP_RULE_ACTIVE, a->rule);
+    op1(c, OP_GUARD, -1);
+  }
+  emit_guards(c, ai, a->nparams == 1 ? -1 : a->nparams - 1, a->nparams, false);
+  op0(c, OP_GUARD_RESULT);
+  op0(c, OP_RET);
+  end(c);
   if (a->effect) {
     begin(c, a->effect_fn, slots, a->effect->span);
     block(c, a->effect);

@@ -413,11 +413,27 @@ static bool prefix_ok(enum_ctx *e, int i) {
   return ok != 0;
 }
 
+/* The leaf of the enumeration: the cost and the guards not judged above. */
+static bool tail_ok(enum_ctx *e, int64_t *cost) {
+  mt_game *g = e->g;
+  const action_rec *ar = &g->r->prog.actions[e->action];
+  int64_t full[MAX_PARAMS + 1];
+  memcpy(full, e->args, (size_t)ar->nparams * sizeof *full);
+  *cost = 0;
+  g->v.nrefused = 0;
+  g->v.guard_failed = 0;
+  if (ar->cost_fn >= 0 && !vm_eval(&g->v, ar->cost_fn, full, ar->nparams, cost, NULL)) return false;
+  full[ar->nparams] = *cost;
+  int64_t ok = 0;
+  if (!vm_eval(&g->v, ar->tail_fn, full, ar->nparams + 1, &ok, NULL)) return false;
+  return ok != 0;
+}
+
 static void enum_params(enum_ctx *e, int i) {
   const action_rec *ar = &e->g->r->prog.actions[e->action];
   if (i == ar->nparams) {
     int64_t cost;
-    if (!action_legal(e->g, e->action, e->args, &cost)) return;
+    if (!tail_ok(e, &cost)) return;
     if (e->n < e->cap) {
       mt_choice *c = &e->out[e->n];
       c->action = e->action;
@@ -487,6 +503,7 @@ size_t mt_legal(mt_game *g, mt_choice *out, size_t cap) {
       e.action = p->lists[vs->dec.list][i];
       if (e.action < 0) continue;
       e.args[0] = vs->dec.faction;
+      if (p->actions[e.action].nparams > 1 && !prefix_ok(&e, 0)) continue; /* guards on the faction alone */
       enum_params(&e, 1);
     }
     return e.n;
@@ -743,7 +760,13 @@ size_t mt_state_size(const mt_game *g) { return g->size; }
  * same as the original. */
 uint64_t mt_hash(const mt_game *g) {
   const vm_state *vs = g->v.vs;
-  uint64_t h = mt_hash_bytes(vs, offsetof(vm_state, cancel), 0x6d656e746174ull);
+  /* code addresses kept only for messages do not count: a game's hash must not
+   * change because the compiled program's layout did */
+  vm_state head;
+  memcpy(&head, vs, offsetof(vm_state, cancel));
+  head.dec.pc = 0;
+  head.err_pc = 0;
+  uint64_t h = mt_hash_bytes(&head, offsetof(vm_state, cancel), 0x6d656e746174ull);
   h = mt_hash_bytes(vs->cancel, (size_t)vs->ncancel * sizeof *vs->cancel, h);
   h = mt_hash_bytes(vs->frames, (size_t)vs->nframes * sizeof *vs->frames, h);
   h = mt_hash_bytes(vs->stack, (size_t)vs->sp * sizeof *vs->stack, h);

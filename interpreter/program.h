@@ -107,7 +107,8 @@ typedef struct action_rec {
   node *cost;
   int cost_fn;       /* -1: no cost */
   int guard_fn;      /* params + cost -> bool; records failing guards */
-  int prefix_fn[MAX_PARAMS]; /* guards that depend only on params 0..i: prune enumeration early, or -1 */
+  int prefix_fn[MAX_PARAMS]; /* enumeration: the guards whose deepest input is param i (i < nparams-1), or -1 */
+  int tail_fn;       /* enumeration: the guards reading the last param or the cost */
   int effect_fn;     /* params + cost */
   node *effect;
   guard_rec *guards;
