@@ -1439,7 +1439,7 @@ bool sema_declare(program *p, node *const *files, int nfiles, diag *d, arena *a)
 
 /* Types one console expression against a compiled program (pure context, no
  * locals); returns its type or TY_ERROR (errors reported to D). */
-int sema_check_expr(program *p, diag *d, arena *a, node *e, int *nslots) {
+int sema_check_expr(program *p, diag *d, arena *a, node *e, int want, int *nslots) {
   int before = diag_errors(d);
   chk c = {0};
   c.p = p;
@@ -1448,7 +1448,7 @@ int sema_check_expr(program *p, diag *d, arena *a, node *e, int *nslots) {
   c.def = p->def;
   naming = p;
   begin_fn(&c, FN_PURE);
-  int t = check_expr(&c, e, TY_ERROR);
+  int t = check_expr(&c, e, want);
   *nslots = c.nslots; /* not in e->slot: a comprehension keeps its variable there */
   if (t == TY_RANGE || t == TY_STR || t == TY_VOID) {
     diag_error(d, e->span, "this is not a value that can be shown");

@@ -795,6 +795,11 @@ mt_game *mt_load_position(const mt_rules *r, const char *path) {
  * current state (pure: the state is not changed).  Errors, with carets,
  * go to ERR.  Each query adds a small function to the rule set's code. */
 bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err) {
+  return game_eval_as(g, text, 0, out, ty, err);
+}
+
+/* As game_eval, with WANT the type expected of the value (0: none). */
+bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty, strbuf *err) {
   mt_rules *r = (mt_rules *)(uintptr_t)g->r;
   mt_message_fn saved = r->message;
   void *saved_ud = r->message_ud;
@@ -807,7 +812,7 @@ bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err)
   bool ok = false;
   if (e) {
     int nslots = 0;
-    *ty = sema_check_expr(&r->prog, r->d, &r->arena, e, &nslots);
+    *ty = sema_check_expr(&r->prog, r->d, &r->arena, e, want, &nslots);
     if (*ty != TY_ERROR) {
       int fn = cg_compile_expr(&r->prog, r->d, e, nslots);
       g->v.p = &r->prog;

@@ -46,6 +46,7 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
 int game_parse_action(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen);
 int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, size_t errlen);
 bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err);
+bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty, strbuf *err);
 /* A message callback that appends to the strbuf passed as UD. */
 void game_capture(void *ud, int level, const char *text);
 

@@ -213,7 +213,8 @@ bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options
 bool sema_declare(program *p, node *const *files, int nfiles, diag *d, arena *a);
 bool sema_check(program *p, diag *d, arena *a);
 bool cg_compile(program *p, diag *d);
-int sema_check_expr(program *p, diag *d, arena *a, node *e, int *nslots);
+/* WANT: the type expected (guides names such as enum values), or TY_ERROR. */
+int sema_check_expr(program *p, diag *d, arena *a, node *e, int want, int *nslots);
 /* Compiles one checked expression into a new pure function whose locals
  * start at slot BASE (its parameters and the checker's slots lie below). */
 int cg_compile_expr(program *p, diag *d, node *e, int base);

@@ -1040,7 +1040,7 @@ static int cmd_set(repl *R, const char *rest) {
   int64_t value;
   int ty;
   strbuf err = {0};
-  if (!game_eval(R->g, rhs, &value, &ty, &err)) {
+  if (!game_eval_as(R->g, rhs, p->vars[var].type, &value, &ty, &err)) {
     fail(R, "%s", err.s ? err.s : "bad value");
     sb_free(&err);
     return -1;
@@ -1248,6 +1248,38 @@ static int cmd_branch(repl *R, int argc, char **argv) {
   return 0;
 }
 
+/* offer ACTION ARGS: an action that may be taken at any time (a deal, a
+ * bribe) is judged by its guards and, if legal, its effect runs now; the
+ * pending decision stays pending. */
+static int cmd_offer(repl *R, const char *rest) {
+  mt_choice c;
+  char err[256];
+  if (game_parse_action(R->g, rest, &c, err, sizeof err) < 0) return fail(R, "%s", err);
+  int64_t cost = 0;
+  int judged = game_judge_action(R->g, &c, &cost, err, sizeof err);
+  if (judged < 0) return fail(R, "refused: %s", judged == -1 ? err : "a parameter is outside its domain");
+  if (judged == 0) {
+    strbuf b = {0};
+    explain_why(R->g, rest, false, &b);
+    const program *p = &R->r->prog;
+    const action_rec *a = &p->actions[c.action];
+    for (int i = 0; i < R->g->v.nrefused && R->nrefused < MT_MAX_REASONS; i++) {
+      int gi = R->g->v.refused[i];
+      R->refused_rules[R->nrefused++] = p->rules[gi < 0 ? a->rule : a->guards[gi].rule].id;
+    }
+    fail(R, "refused: %s", b.s);
+    sb_free(&b);
+    return -1;
+  }
+  const action_rec *a = &R->r->prog.actions[c.action];
+  int64_t args[MAX_PARAMS + 1];
+  memcpy(args, c.args, sizeof(int64_t) * (size_t)a->nparams);
+  args[a->nparams] = cost;
+  if (vm_call_now(&R->g->v, a->effect_fn, args, a->nparams + 1) < 0) return fail(R, "%s", mt_error(R->g));
+  say(R, "done: %s", rest);
+  return 0;
+}
+
 static int cmd_why(repl *R, const char *rest) {
   if (!*rest || !strcmp(rest, "last")) {
     if (!R->last_fired.n) return fail(R, "nothing has run yet");
@@ -1289,6 +1321,7 @@ static const char *const help_text[][2] = {
     {"show", "show [state|faction F|territory T] -- the position"},
     {"legal", "legal -- the pending decision and its legal answers"},
     {"do", "do CHOICE -- answer the pending decision (e.g. do ship fremen ... / do yes / do 3)"},
+    {"offer", "offer ACTION ARGS -- an any-time action (a bribe, a deal) taken now if its rules allow it; the pending decision stays"},
     {"why", "why CHOICE -- legal or not now, and which rules decide, with the facts; why last -- the rules the last step ran"},
     {"explain", "explain RULE-ID [--bytecode] -- a rule: links both ways, hooks, where it is defined"},
     {"rules", "rules QUERY -- search the rules: number prefix, keywords, faction F, card C, hooks NAME, karama, basic, advanced, phase ID"},
@@ -1355,7 +1388,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   static const char *const cmds[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "storm", "turn",
                                      "phase", "ally", "unally", "hand", "discard", "stack", "bots", "show", "legal",
                                      "do", "run", "winner", "check", "eval", "expect", "help", "load", "save", "why", "explain", "rules",
-                                     "trace", "undo", "redo", "fork", "switch", "set", "leader", "view"};
+                                     "trace", "undo", "redo", "fork", "switch", "set", "leader", "view", "offer"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
   if (!known) {
@@ -1368,7 +1401,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "redo")) return cmd_undo(R, true);
   if (!strcmp(cmd, "fork") || !strcmp(cmd, "switch")) return cmd_branch(R, argc, argv);
   static const char *const changing[] = {"clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard", "stack",
-                                         "storm", "turn", "phase", "ally", "unally", "do", "run", "set", "leader"};
+                                         "storm", "turn", "phase", "ally", "unally", "do", "run", "set", "leader", "offer"};
   for (size_t i = 0; i < sizeof changing / sizeof *changing; i++)
     if (!strcmp(cmd, changing[i])) remember(R);
   if (!strcmp(cmd, "clear")) return cmd_clear(R, argc, argv);
@@ -1391,6 +1424,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "set")) return cmd_set(R, rest);
   if (!strcmp(cmd, "leader")) return cmd_leader(R, argc, argv);
   if (!strcmp(cmd, "why")) return cmd_why(R, rest);
+  if (!strcmp(cmd, "offer")) return cmd_offer(R, rest);
   if (!strcmp(cmd, "view")) return cmd_view(R, argc, argv);
   if (!strcmp(cmd, "check")) return cmd_eval(R, rest, true);
   return cmd_eval(R, rest, false);

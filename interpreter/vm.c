@@ -816,3 +816,35 @@ int vm_var_store(vm *v, int var, const int64_t *args, int64_t x) {
   }
   return board_var_set(v->L, v->st, vr->board_var, inst, cell, (int32_t)x) == BOARD_OK ? 0 : VE_NEGATIVE;
 }
+
+/* Runs effect function FN with ARGS now, on the game's own stack, above a
+ * suspended or paused game (an "any time" action such as a bribe); the game
+ * then stays where it was.  The effect must not ask a decision.  Returns 0,
+ * or -1 with the state left as the effect made it (an error is recorded). */
+int vm_call_now(vm *v, int fn, const int64_t *args, int nargs) {
+  vm_state *vs = v->vs;
+  const func_rec *f = &v->p->funcs[fn];
+  if (vs->sp + f->nlocals + 16 > VM_STACK || vs->nframes >= VM_FRAMES) return -1;
+  int32_t status = vs->status;
+  vm_decision dec = vs->dec;
+  int32_t stop = vs->nframes;
+  int base = vs->sp;
+  for (int i = 0; i < nargs; i++) vs->stack[vs->sp++] = args[i];
+  for (int i = nargs; i < f->nlocals; i++) vs->stack[vs->sp++] = 0;
+  vm_frame *fr = &vs->frames[vs->nframes++];
+  fr->fn = fn;
+  fr->pc = (int32_t)f->start;
+  fr->base = base;
+  fr->pad = -1;
+  regs R = {vs->stack, VM_STACK, vs->sp, vs->frames, VM_FRAMES, vs->nframes, false};
+  int st = run(v, &R, stop);
+  if (st == VM_FINISHED && R.nframes == stop) {
+    vs->sp = base; /* drop the effect's result */
+    vs->nframes = stop;
+    vs->status = status;
+    vs->dec = dec;
+    return 0;
+  }
+  if (st == VM_WAITING) fail(v, VE_INTERNAL, 0, 0, 0, 0); /* an any-time action may not ask */
+  return -1;
+}

@@ -107,6 +107,7 @@ void vm_format_value(const vm *v, int ty, int64_t x, strbuf *out);
 size_t vm_format_value_buf(const vm *v, int ty, int64_t x, char *buf, size_t cap);
 int vm_game_faction(const vm *v, int64_t f);
 int vm_var_store(vm *v, int var, const int64_t *args, int64_t x);
+int vm_call_now(vm *v, int fn, const int64_t *args, int nargs);
 bool vm_rule_active(vm *v, int r);
 /* With -DMT_PROFILE: prints the functions that executed the most instructions. */
 void vm_profile_report(const program *p);
