@@ -471,8 +471,14 @@ static int check_binary(chk *c, node *n) {
     return TY_BOOL;
   }
   if (op == '<' || op == '>' || op == BOP_LE || op == BOP_GE) {
-    if (!((ta == TY_INT || ta == TY_SECTOR) && (tb == TY_INT || tb == TY_SECTOR)))
-      diag_error(c->d, n->span, "'%s' compares integers, not %s and %s",
+    /* Values of one enumeration (factions, territories, leaders, declared enums) are ordered as
+     * they are declared; none comes before all of them. */
+    bool ordered = (is_enum(ta) || ta == TY_FACTION || ta == TY_TERRITORY || ta == TY_LEADER) &&
+                   (tb == ta || tb == TY_NONE);
+    if (!ordered && (is_enum(tb) || tb == TY_FACTION || tb == TY_TERRITORY || tb == TY_LEADER) && ta == TY_NONE)
+      ordered = true;
+    if (!ordered && !((ta == TY_INT || ta == TY_SECTOR) && (tb == TY_INT || tb == TY_SECTOR)))
+      diag_error(c->d, n->span, "'%s' compares integers or values of one enumeration, not %s and %s",
                  op == '<' ? "<" : op == '>' ? ">" : op == BOP_LE ? "<=" : ">=", TN(ta), TN(tb));
     return TY_BOOL;
   }

@@ -587,7 +587,14 @@ int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why) {
     }
     const action_rec *ar = &p->actions[c->action];
     if (c->nargs != ar->nparams || c->args[0] != vs->dec.faction) {
-      refuse(g, why, "the action is taken by the deciding faction, with all its parameters");
+      const board_def *def = g->r->def;
+      int df = vs->dec.faction;
+      char msg[160];
+      if (c->nargs == ar->nparams && df >= 0 && df < def->nfactions && c->args[0] >= 0 && c->args[0] < def->nfactions)
+        snprintf(msg, sizeof msg, "it is %s's decision now, not %s's", def->factions[df].id, def->factions[c->args[0]].id);
+      else
+        snprintf(msg, sizeof msg, "the action is taken by the deciding faction, with all its parameters");
+      refuse(g, why, msg);
       return -1;
     }
     for (int i = 1; i < ar->nparams; i++) {

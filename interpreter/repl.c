@@ -504,20 +504,36 @@ static int cmd_give(repl *R, int argc, char **argv, bool exact) {
     int c;
     if (need_card(R, argv[i], &c) < 0) return -1;
   }
+  /* Choose every copy before moving anything, so a refused give changes nothing: a copy already
+   * in the pile is not given again (`give f karama` twice gives both Karamas). */
+  bool *taken = mt_calloc((size_t)DEF(R)->ncards + 1, 1);
+  int *chosen = mt_calloc((size_t)argc, sizeof *chosen);
+  if (!exact)
+    for (int k = 0, n = board_pile_count(LAY(R), ST(R), slot); k < n; k++) taken[board_pile_card(LAY(R), ST(R), slot, k)] = true;
+  for (int i = 2; i < argc; i++) {
+    int c = next_card(R, argv[i], taken);
+    if (taken[c]) {
+      mt_free(taken);
+      mt_free(chosen);
+      return fail(R, "no %s is left to give: every copy is already in %s's %s or given above", argv[i],
+                  DEF(R)->factions[f].id, pname);
+    }
+    taken[c] = true;
+    chosen[i] = c;
+  }
   if (exact) /* the old hand goes back on top of its decks */
     while (board_pile_count(LAY(R), ST(R), slot) > 0) {
       int c = board_pile_top(LAY(R), ST(R), slot);
       move_card_to(R, c, board_pile_slot(LAY(R), DEF(R)->decks[DEF(R)->cards[c].deck].pile, -1), -1);
     }
-  bool *taken = mt_calloc((size_t)DEF(R)->ncards + 1, 1);
   for (int i = 2; i < argc; i++) {
-    int c = next_card(R, argv[i], taken);
-    taken[c] = true;
-    if (move_card_to(R, c, slot, -1) < 0) {
+    if (move_card_to(R, chosen[i], slot, -1) < 0) {
       mt_free(taken);
+      mt_free(chosen);
       return -1;
     }
   }
+  mt_free(chosen);
   mt_free(taken);
   say(R, "%s holds %d cards in %s", DEF(R)->factions[f].id, board_pile_count(LAY(R), ST(R), slot), pname);
   return 0;
@@ -1110,10 +1126,17 @@ static int cmd_eval(repl *R, const char *rest, bool check) {
 
 /* Expectations about the previous command. */
 static int cmd_expect(repl *R, int argc, char **argv, const char *rest, int prev_ok) {
-  if (argc < 2) return fail(R, "usage: expect ok|error|refused RULE...|output TEXT");
+  if (argc < 2) return fail(R, "usage: expect ok|error [TEXT]|refused RULE...|output TEXT");
   bool pass;
   if (!strcmp(argv[1], "ok")) pass = prev_ok;
-  else if (!strcmp(argv[1], "error")) pass = !prev_ok;
+  else if (!strcmp(argv[1], "error")) { /* expect error [TEXT]: the text must be in the message */
+    pass = !prev_ok;
+    if (pass && argc > 2) {
+      const char *t = strstr(rest, "error") + 5;
+      while (*t == ' ') t++;
+      pass = strstr(R->last_output, t) != NULL;
+    }
+  }
   else if (!strcmp(argv[1], "refused")) {
     pass = !prev_ok && R->nrefused > 0;
     for (int i = 2; i < argc && pass; i++) {
@@ -1126,7 +1149,7 @@ static int cmd_expect(repl *R, int argc, char **argv, const char *rest, int prev
     while (*t == ' ') t++;
     pass = strstr(R->last_output, t) != NULL;
   } else {
-    return fail(R, "usage: expect ok|error|refused RULE...|output TEXT");
+    return fail(R, "usage: expect ok|error [TEXT]|refused RULE...|output TEXT");
   }
   if (!pass) {
     R->failures++;
@@ -1329,7 +1352,7 @@ static const char *const help_text[][2] = {
     {"winner", "winner -- who would win if this turn's Mentat Pause were resolved now"},
     {"eval", "eval EXPR -- an expression of the rules language on the current state"},
     {"check", "check EXPR -- an expectation: EXPR must be true"},
-    {"expect", "expect ok|error|refused RULE...|output TEXT -- an expectation about the previous command"},
+    {"expect", "expect ok|error [TEXT]|refused RULE...|output TEXT -- an expectation about the previous command"},
     {"trace", "trace on|off -- print every rule that fires while the game runs"},
     {"undo", "undo / redo -- step back or forward through changes"},
     {"redo", "redo -- after undo"},

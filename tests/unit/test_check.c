@@ -53,6 +53,10 @@ static void types_and_arity(void **s) {
   rejects_with("game 1 \"g\" { if 3 { } }\n", "expected bool, found int");
   rejects_with("game 1 \"g\" { let x = {red, dunes} }\n", "set members must all be faction, found territory");
   rejects_with("game 1 \"g\" { let s = sector_add(7, 1) }\n", "sector 7 is out of range (0..3)");
+  /* values of one enumeration are ordered as declared; mixing kinds is still an error */
+  mt_rules_free(accepts("value 1 \"v\" v(f: faction): int = count([g in factions where g < f and f >= none])\n"));
+  rejects_with("value 1 \"v\" v(f: faction): bool = f < 1\n", "'<' compares integers or values of one enumeration, not faction and int");
+  rejects_with("value 1 \"v\" v(f: faction): bool = f <= dunes\n", "'<=' compares integers or values of one enumeration");
 }
 
 static void effects_only_where_allowed(void **s) {
