@@ -675,6 +675,7 @@ static int cmd_run(repl *R, int argc, char **argv) {
       const program *p = &R->r->prog;
       if (pc < p->ncode && p->code[pc] == OP_PHASE_BEGIN) memcpy(&vs->stop_phase_end, p->code + pc + 1, 4);
     }
+    if (vs->stop_phase_end < 0) vs->stop_phase_end = -2; /* between phases (setup, say): to the next phase */
     if (st == VM_IDLE) vm_start(&R->g->v);
     if (advance(R, 1) < 0) return -1;
   } else if (!strcmp(what, "turn")) {
