@@ -654,8 +654,8 @@ static int cmd_run(repl *R, int argc, char **argv) {
   vm_state *vs = R->g->v.vs;
   int st = mt_status(R->g);
   if (st == MT_FINISHED) return fail(R, "the game is over");
-  if (st == VM_IDLE && strcmp(what, "game") && strcmp(what, "turn") && strcmp(what, "step"))
-    return fail(R, "the game has not started: use 'phase ID' to position it, or 'run step|turn|game'");
+  if (st == VM_IDLE && strcmp(what, "game") && strcmp(what, "turn") && strcmp(what, "step") && strcmp(what, "phase"))
+    return fail(R, "the game has not started: use 'phase ID' to position it, or 'run step|phase|turn|game'");
   if (!strcmp(what, "step")) {
     if (st == VM_IDLE) { /* a fresh game: run its setup to the first decision */
       if (mt_start(R->g) == MT_FAILED) return fail(R, "%s", mt_error(R->g));
@@ -675,8 +675,13 @@ static int cmd_run(repl *R, int argc, char **argv) {
       const program *p = &R->r->prog;
       if (pc < p->ncode && p->code[pc] == OP_PHASE_BEGIN) memcpy(&vs->stop_phase_end, p->code + pc + 1, 4);
     }
-    if (vs->stop_phase_end < 0) vs->stop_phase_end = -2; /* between phases (setup, say): to the next phase */
-    if (st == VM_IDLE) vm_start(&R->g->v);
+    if (vs->stop_phase_end < 0 || st == VM_IDLE) vs->stop_phase_end = -2; /* between phases, or a fresh game: play the next phase */
+    if (st == VM_IDLE) {
+      vm_start(&R->g->v); /* runs to the stop or a decision, which the bots then answer */
+      if (mt_status(R->g) == MT_WAITING && advance(R, 1) < 0) return -1;
+      describe_pending(R);
+      return 0;
+    }
     if (advance(R, 1) < 0) return -1;
   } else if (!strcmp(what, "turn")) {
     const program *p = &R->r->prog;

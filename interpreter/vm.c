@@ -611,11 +611,7 @@ dispatch:
       pc = ipc; /* positioned: pause at the start of the phase */
       goto pause;
     }
-    if (vs->stop_phase_end == -2) { /* `run phase` outside any phase: stop before the next one */
-      vs->stop_phase_end = -1;
-      pc = ipc;
-      goto pause;
-    }
+    if (vs->stop_phase_end == -2) vs->stop_phase_end = A_; /* `run phase` between phases: play the next one */
     if (vs->stop_turn >= 0 && p->turn_var >= 0 && turn_now(v) != vs->stop_turn) {
       vs->stop_turn = -1;
       pc = ipc; /* pause before this phase begins; it begins when resumed */
