@@ -64,6 +64,7 @@ bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out) {
       size_t best = SIZE_MAX;
       int64_t best_score = INT64_MIN;
       mt_game *probe = mt_clone(g);
+      mt_game_set_log(probe, NULL, NULL); /* the trials are silent: only the answer chosen is narrated */
       for (int k = 0; k < BOT_SAMPLE; k++) {
         size_t i = n <= BOT_SAMPLE ? (size_t)k : (size_t)(bot_rand(rng) % n);
         if (i >= n) break;
