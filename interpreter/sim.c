@@ -4,7 +4,8 @@
  * be replayed alone.  After every step the engine's invariants (tokens of
  * each faction and kind conserved, every card in exactly one pile) and every
  * `invariant` declared by the rules are checked; the first failure stops the
- * run with the seed and step that reproduce it.  With --jobs J the games are
+ * run with the seed and step that reproduce it (--no-invariants skips the checks,
+ * for balance runs).  With --jobs J the games are
  * split over J processes (game i goes to process i mod J). */
 #define _POSIX_C_SOURCE 200809L
 #include "sim.h"
@@ -85,6 +86,7 @@ typedef struct sim_opts {
   bool json;
   long max_decisions;
   const char *factions;
+  bool unchecked; /* --no-invariants: balance runs that trust the rules */
 } sim_opts;
 
 static int find_var(const program *p, const char *name) {
@@ -124,7 +126,7 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
   int st = mt_start(g);
   bool bad = false;
   while (!bad) {
-    if (!engine_invariants(g, &why) || !rule_invariants(g, &why)) {
+    if (!o->unchecked && (!engine_invariants(g, &why) || !rule_invariants(g, &why))) {
       bad = true;
       break;
     }
@@ -176,7 +178,7 @@ static double now(void) {
 }
 
 int sim_main(const mt_rules *r, int argc, char **argv) {
-  sim_opts o = {BOT_RANDOM, 100, 1, 1, false, 100000, NULL};
+  sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000};
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     char *end;
@@ -198,6 +200,8 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
       if ((o.bots = bot_kind_parse(argv[++i])) < 0) return fprintf(stderr, "mentat simulate: --bots is random, passive or heuristic\n"), 64;
     } else if (!strcmp(a, "--json")) {
       o.json = true;
+    } else if (!strcmp(a, "--no-invariants")) {
+      o.unchecked = true;
     } else {
       return fprintf(stderr, "mentat simulate: unknown option '%s'\n", a), 64;
     }

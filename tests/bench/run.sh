@@ -12,5 +12,9 @@ cc -O2 -Iinterpreter tests/bench/bench_clone.c "$BUILD/libmentat.a" $(pkg-config
 echo "== $("$BUILD/bench_clone" .)"
 echo "== 6-faction Basic games, random bots, one core:"
 "$BUILD/mentat" simulate --games 200 --seed 1
+echo "== the same games without the invariant checks (--no-invariants, for balance runs):"
+"$BUILD/mentat" simulate --games 200 --seed 1 --no-invariants | head -2
+echo "== heuristic bots (each decision tries up to 24 answers on copies), one core:"
+"$BUILD/mentat" simulate --games 10 --seed 1 --bots heuristic | head -2
 echo "== the same, two jobs:"
 "$BUILD/mentat" simulate --games 400 --seed 1 --jobs 2 | head -2
