@@ -58,6 +58,7 @@ typedef struct repl {
   int viewer;          /* view as: a data faction, or -1 (everything) */
   strbuf fired;        /* rules that fired during the last command that ran the game */
   strbuf last_fired;   /* ... kept for `why last` */
+  strbuf last_narr;    /* the narration of that step, for `why last` */
   mt_game *history[256]; /* undo stack: the states before each change */
   int nhistory, nfuture;
   mt_game *future[256];
@@ -906,40 +907,61 @@ static int cmd_winner(repl *R) {
     if (!strcmp(p->vars[i].name, "victory")) vv = i;
   }
   if (wv < 0) return fail(R, "this rule pack has no 'winners' variable");
-  mt_game *saved = R->g;
-  R->g = mt_clone(saved);
-  int saved_bots = R->bots;
-  R->bots = BOT_PASSIVE;
-  strbuf log = R->log;
-  R->log = (strbuf){0};
-  strbuf fired = R->fired;
-  R->fired = (strbuf){0};
-  attach(R, R->g);
-  int rc = seek_phase(R, k);
-  if (rc == 0) {
-    R->g->v.vs->stop_phase_end = k;
-    rc = advance(R, 1);
-  }
+  int rc = 0;
   int64_t winners = 0, victory = -1;
-  if (rc == 0) {
-    const var_rec *w = &p->vars[wv];
-    winners = (uint32_t)board_var_get(LAY(R), ST(R), w->board_var, 0, 0);
-    if (w->width == 2) winners |= (int64_t)((uint64_t)(uint32_t)board_var_get(LAY(R), ST(R), w->board_var, 0, 1) << 32);
+  const var_rec *wr = &p->vars[wv];
+  int64_t now_won = (uint32_t)board_var_get(LAY(R), ST(R), wr->board_var, 0, 0);
+  if (wr->width == 2) now_won |= (int64_t)((uint64_t)(uint32_t)board_var_get(LAY(R), ST(R), wr->board_var, 0, 1) << 32);
+  bool decided = mt_status(R->g) == MT_FINISHED || now_won != 0;
+  bool over = decided;
+  strbuf reasoning = {0}, rules_run = {0};
+  if (over) { /* decided already: the result, and what the deciding step said */
+    sb_puts(&reasoning, R->last_narr.s ? R->last_narr.s : "");
+    sb_puts(&rules_run, R->last_fired.s ? R->last_fired.s : "");
+  } else { /* resolve the Mentat Pause of this turn on a copy */
+    mt_game *saved = R->g;
+    R->g = mt_clone(saved);
+    int saved_bots = R->bots;
+    R->bots = BOT_PASSIVE;
+    strbuf log = R->log;
+    R->log = (strbuf){0};
+    strbuf fired = R->fired;
+    R->fired = (strbuf){0};
+    attach(R, R->g);
+    rc = seek_phase(R, k);
+    if (rc == 0) {
+      R->g->v.vs->stop_phase_end = k;
+      rc = advance(R, 1);
+    }
+    if (rc == 0) over = true; /* read the copy's result below */
+    reasoning = R->log;
+    rules_run = R->fired;
+    R->log = log;
+    R->fired = fired;
+    if (rc == 0) {
+      const var_rec *w = &p->vars[wv];
+      winners = (uint32_t)board_var_get(LAY(R), ST(R), w->board_var, 0, 0);
+      if (w->width == 2) winners |= (int64_t)((uint64_t)(uint32_t)board_var_get(LAY(R), ST(R), w->board_var, 0, 1) << 32);
+      if (vv >= 0) victory = board_var_get(LAY(R), ST(R), p->vars[vv].board_var, 0, 0);
+    }
+    mt_game_free(R->g);
+    R->g = saved;
+    R->bots = saved_bots;
+    attach(R, R->g);
+    if (rc < 0) {
+      sb_free(&reasoning);
+      sb_free(&rules_run);
+      return -1;
+    }
+    over = false;
+  }
+  if (decided) {
+    winners = now_won;
     if (vv >= 0) victory = board_var_get(LAY(R), ST(R), p->vars[vv].board_var, 0, 0);
   }
-  strbuf reasoning = R->log, rules_run = R->fired;
-  R->log = log;
-  R->fired = fired;
-  mt_game_free(R->g);
-  R->g = saved;
-  R->bots = saved_bots;
-  if (rc < 0) {
-    sb_free(&reasoning);
-    sb_free(&rules_run);
-    return -1;
-  }
   /* the derivation: what the victory phase's rules said and which of them ran */
-  if (reasoning.n) say(R, "the Mentat Pause, resolved now on a copy of the game:\n%s", reasoning.s);
+  if (decided) say(R, "the game is decided%s%s", reasoning.n ? "; the last step said:\n" : "", reasoning.n ? reasoning.s : "");
+  else if (reasoning.n) say(R, "the Mentat Pause, resolved now on a copy of the game:\n%s", reasoning.s);
   if (rules_run.n) say(R, "rules consulted:\n%s", rules_run.s);
   sb_puts(&R->jextra, ",\"reasoning\":");
   sb_json_str(&R->jextra, reasoning.s ? reasoning.s : "");
@@ -1313,6 +1335,7 @@ static int cmd_why(repl *R, const char *rest) {
   if (!*rest || !strcmp(rest, "last")) {
     if (!R->last_fired.n) return fail(R, "nothing has run yet");
     say(R, "the last step ran these rules, in order:\n%s", R->last_fired.s);
+    if (R->last_narr.n) say(R, "and this is what they did:\n%s", R->last_narr.s);
     return 0;
   }
   strbuf b = {0};
@@ -1553,8 +1576,11 @@ static char **complete(const char *text, int start, int end) {
 }
 #endif
 
-/* Brackets still open in LINE: the command continues on the next line. */
+/* Brackets still open in LINE: the command continues on the next line.  An
+ * `expect` line is text to find, never continued. */
 static int open_brackets(const char *line) {
+  while (*line == ' ' || *line == '\t') line++;
+  if (!strncmp(line, "expect", 6) && (line[6] == ' ' || line[6] == '\t')) return 0;
   int depth = 0;
   for (const char *p = line; *p && *p != '#'; p++) depth += (*p == '(' || *p == '[' || *p == '{') - (*p == ')' || *p == ']' || *p == '}');
   return depth;
@@ -1646,8 +1672,11 @@ int repl_main(int argc, char **argv, const char *default_pack) {
     int rc = dispatch(R, s, prev_ok);
     if (R->fired.n) {
       sb_free(&R->last_fired);
+  sb_free(&R->last_narr);
       R->last_fired = R->fired;
       R->fired = (strbuf){0};
+      sb_free(&R->last_narr);
+      sb_puts(&R->last_narr, R->log.s ? R->log.s : "");
       if (R->trace) {
         strbuf t = {0};
         sb_printf(&t, "trace:\n%s", R->last_fired.s);
@@ -1689,6 +1718,7 @@ int repl_main(int argc, char **argv, const char *default_pack) {
   sb_free(&R->jextra);
   sb_free(&R->fired);
   sb_free(&R->last_fired);
+  sb_free(&R->last_narr);
   for (int i = 0; i < R->nhistory; i++) mt_game_free(R->history[i]);
   for (int i = 0; i < R->nfuture; i++) mt_game_free(R->future[i]);
   for (int i = 0; i < R->nbranches; i++) mt_game_free(R->branches[i].g);
