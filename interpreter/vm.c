@@ -792,7 +792,10 @@ void vm_error_text(const vm *v, const diag *d, strbuf *out) {
   case VE_SHORT: sb_puts(out, "not enough tokens there to move"); break;
   case VE_ABSENT: sb_puts(out, "that faction is not in this game"); break;
   case VE_SECTION: sb_puts(out, "that territory does not lie in that sector"); break;
-  case VE_RANGE: sb_printf(out, "value %lld is out of range", (long long)vs->err_v); break;
+  case VE_RANGE:
+    if (vs->err_v == -1) sb_puts(out, "none was used where a faction, territory, card, leader or rule is needed");
+    else sb_printf(out, "value %lld is out of range", (long long)vs->err_v);
+    break;
   case VE_NOGAME: sb_puts(out, "the rules have no game rule to run"); break;
   case VE_CARD: sb_puts(out, "that card cannot go there"); break;
   default: sb_puts(out, "internal error (an effect in a pure evaluation)"); break;
