@@ -377,12 +377,12 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
     const node *dom = a->pdomain[i];
     strbuf t = {0}, v = {0};
     vm_format_value(&g->v, a->ptype[i], c.args[i], &v);
-    sb_printf(&t, "No: %s is not a possible %s for %s under %s (%s)", v.s, a->pname[i], a->name, p->rules[a->rule].id,
+    sb_printf(&t, "No: %s cannot take %s = %s under %s (%s)", a->name, a->pname[i], v.s, p->rules[a->rule].id,
               p->rules[a->rule].title);
     if (dom) {
       size_t len;
       const char *src = diag_source_text(g->r->d, dom->span.file, &len);
-      sb_printf(&t, ": %s in %.*s", a->pname[i], (int)(dom->span.end - dom->span.start), src + dom->span.start);
+      sb_printf(&t, ", which allows only %s in %.*s", a->pname[i], (int)(dom->span.end - dom->span.start), src + dom->span.start);
     }
     if (json) {
       sb_printf(out, "\"legal\":false,\"rules\":[\"%s\"],\"because\":[{\"rule\":", p->rules[a->rule].id);
