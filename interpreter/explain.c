@@ -384,18 +384,29 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
       const char *src = diag_source_text(g->r->d, dom->span.file, &len);
       sb_printf(&t, ", which allows only %s in %.*s", a->pname[i], (int)(dom->span.end - dom->span.start), src + dom->span.start);
     }
+    /* the facts behind the domain, evaluated with the choice's arguments */
+    strbuf ftext = {0}, fjson = {0};
+    int nf = 0;
+    if (dom) {
+      int64_t args[MAX_PARAMS + 1] = {0};
+      memcpy(args, c.args, sizeof(int64_t) * (size_t)a->nparams);
+      facts(g, a, dom, args, a->nparams + 1, &ftext, &fjson, &nf, 0);
+      if (nf) sb_printf(&t, "\n      facts: %s", ftext.s);
+    }
     if (json) {
       sb_printf(out, "\"legal\":false,\"rules\":[\"%s\"],\"because\":[{\"rule\":", p->rules[a->rule].id);
       sb_json_str(out, p->rules[a->rule].id);
       sb_puts(out, ",\"title\":");
       sb_json_str(out, p->rules[a->rule].title ? p->rules[a->rule].title : "");
-      sb_puts(out, ",\"facts\":[]}],\"text\":");
+      sb_printf(out, ",\"facts\":[%s]}],\"text\":", fjson.s ? fjson.s : "");
       sb_json_str(out, t.s);
     } else {
       sb_puts(out, t.s);
     }
     sb_free(&t);
     sb_free(&v);
+    sb_free(&ftext);
+    sb_free(&fjson);
     return 0;
   }
   if (judged < 0) {

@@ -47,6 +47,7 @@ typedef struct repl {
   strbuf out;      /* text of the current command */
   strbuf log;      /* narration captured while running */
   strbuf jextra;   /* extra JSON members of the current command */
+  bool jtext;          /* the command's JSON carries its own "text" */
   int ok;          /* the last command succeeded */
   const char *refused_rules[MT_MAX_REASONS];
   int nrefused;
@@ -1202,6 +1203,7 @@ static int cmd_explain(repl *R, int argc, char **argv) {
     memmove(R->jextra.s + 1, R->jextra.s, R->jextra.n + 1); /* members follow the "ok" member */
     R->jextra.s[0] = ',';
     R->jextra.n++;
+    R->jtext = true; /* the rule's members say it all */
   }
   if (rc < 0) {
     fail(R, "%s", R->json ? R->jextra.s : b.s);
@@ -1341,9 +1343,14 @@ static int cmd_why(repl *R, const char *rest) {
   strbuf b = {0};
   int rc = explain_why(R->g, rest, R->json, &b);
   if (rc < 0) {
+    if (R->json) { /* the error as plain text: the JSON line wraps it */
+      sb_free(&b);
+      explain_why(R->g, rest, false, &b);
+    }
     fail(R, "%s", b.s);
   } else if (R->json) {
     sb_printf(&R->jextra, ",%s", b.s);
+    R->jtext = true;
   } else {
     sb_puts(&R->out, b.s);
   }
@@ -1511,7 +1518,7 @@ static void emit(repl *R, FILE *out) {
       sb_puts(&j, ",\"rules\":[");
       for (int i = 0; i < R->nrefused; i++) sb_printf(&j, "%s\"%s\"", i ? "," : "", R->refused_rules[i]);
       sb_puts(&j, "]");
-    } else {
+    } else if (!R->jtext) {
       sb_puts(&j, ",\"text\":");
       sb_json_str(&j, R->out.s ? R->out.s : "");
     }
@@ -1665,6 +1672,7 @@ int repl_main(int argc, char **argv, const char *default_pack) {
     sb_free(&R->out);
     sb_free(&R->log);
     sb_free(&R->jextra);
+    R->jtext = false;
     R->ok = 1;
     bool is_expect = !strncmp(s, "expect", 6);
     if (!is_expect) R->nrefused = 0; /* an expectation reads the previous command's refusal */
