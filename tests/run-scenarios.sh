@@ -14,5 +14,13 @@ for f in tests/scenarios/*.mentat; do
     printf '%s\n' "$out" | grep -v '^  ' | tail -15 | sed 's/^/    /'
   fi
 done
+# the harness itself: a scenario with two failures must be reported as such
+if out=$("$BUILD/mentat" repl tests/fixtures/failing/two-failures.mentat 2>&1); then
+  failn=$((failn + 1))
+  echo "FAIL tests/fixtures/failing/two-failures.mentat passed, but it must fail"
+elif ! printf '%s\n' "$out" | tail -1 | grep -q ': 2 failed$'; then
+  failn=$((failn + 1))
+  echo "FAIL tests/fixtures/failing/two-failures.mentat: $(printf '%s\n' "$out" | tail -1) (expected 2 failed)"
+fi
 echo "$pass passed, $failn failed"
 [ "$failn" -eq 0 ]
