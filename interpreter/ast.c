@@ -117,6 +117,32 @@ node *ast_parse_expr(arena *a, diag *d, uint32_t file) {
   return n && n->kind != AST_FILE ? n : NULL;
 }
 
+/* Every pass after the parser recurses over the tree, so its depth is bounded
+ * here, without recursion.  Returns the first node found deeper than LIMIT. */
+#define MT_MAX_TREE_DEPTH 2000
+static const node *too_deep(const node *root, int limit) {
+  if (!root) return NULL;
+  typedef struct { const node *n; int d; } item;
+  size_t cap = 256, top = 0;
+  item *st = mt_alloc(cap * sizeof *st);
+  const node *found = NULL;
+  st[top++] = (item){root, 1};
+  while (top && !found) {
+    item it = st[--top];
+    if (it.d > limit) {
+      found = it.n;
+      break;
+    }
+    for (uint32_t i = 0; i < it.n->nkids; i++) {
+      if (!it.n->kids[i]) continue;
+      if (top == cap) st = mt_realloc(st, (cap *= 2) * sizeof *st);
+      st[top++] = (item){it.n->kids[i], it.d + 1};
+    }
+  }
+  mt_free(st);
+  return found;
+}
+
 static node *parse(arena *a, diag *d, uint32_t file, bool *incomplete, int start) {
   size_t len;
   const char *text = diag_source_text(d, file, &len);
@@ -130,6 +156,12 @@ static node *parse(arena *a, diag *d, uint32_t file, bool *incomplete, int start
   mt_delete_buffer(buf, sc);
   mtlex_destroy(sc);
   if (incomplete) *incomplete = ls.incomplete != 0;
+  const node *deep = too_deep(start ? ls.expr : ls.root, MT_MAX_TREE_DEPTH);
+  if (deep) {
+    lex_error(&ls, deep->span, "this is nested too deeply (more than %d levels of expressions and statements)",
+              MT_MAX_TREE_DEPTH);
+    return start ? NULL : ast_new(a, AST_FILE, (mt_span){file, 0, 0});
+  }
   if (start) return diag_errors(d) ? NULL : ls.expr;
   return ls.root ? ls.root : ast_new(a, AST_FILE, (mt_span){file, 0, 0});
 }

@@ -184,6 +184,7 @@ typedef struct program {
   uint8_t *code; uint32_t ncode, capcode;
   pcspan *spans; uint32_t nspans, capspans;
   const char **strings; int nstrings, capstrings; /* prompts, log texts */
+  int *strindex; int capstrindex;                  /* open-addressing index of strings (-1 empty) */
   int64_t *consts; int nconsts, capconsts;
   enum_rec *enums; int nenums, capenums;
   int **lists; int *nlist; int nlists, caplists;  /* action lists of `act` */

@@ -47,6 +47,7 @@ void sema_free(program *p) {
   mt_free(p->code);
   mt_free(p->spans);
   mt_free(p->strings);
+  mt_free(p->strindex);
   mt_free(p->var_decls);
   memset(p, 0, sizeof *p);
 }

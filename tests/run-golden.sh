@@ -8,7 +8,8 @@
 #                                  optional NAME.flags holds extra options
 #                                  (such as --variant V).
 #  tests/golden/generated/NAME     inputs too big to commit (a 1 MB line,
-#                                  10,000 nested parentheses, 100,000 rules),
+#                                  10,000 nested parentheses, 100,000 rules,
+#                                  a chain of 60,000 additions),
 #                                  generated here; expected stderr in
 #                                  tests/golden/generated-expect/NAME.err.
 #  tests/golden/run/NAME.args      a one-line argument list for `mentat`, in
@@ -101,6 +102,8 @@ awk 'BEGIN { printf "value 1.1 \"deep\" deep(): int = ";
              for (i = 0; i < 10000; i++) printf ")";  printf "\n" }' > "$GEN/deep-parens.rules"
 awk 'BEGIN { for (i = 1; i <= 100000; i++) printf "rule 9.%d \"generated rule %d\" { }\n", i, i }' \
   > "$GEN/many-rules.rules"
+awk 'BEGIN { printf "value 1.1 \"chain\" chain(): int = 1"; for (i = 0; i < 60000; i++) printf " + 1";
+             printf "\n" }' > "$GEN/long-chain.rules"
 mkdir -p tests/golden/generated-expect
 for f in "$GEN"/*.rules; do
   name=$(basename "$f" .rules)
