@@ -379,7 +379,7 @@ static int check_call(chk *c, node *n) {
   }
   cands cs = {0};
   all_names(c, &cs, true);
-  unknown(c, n->span, "function", n->name, &cs);
+  unknown(c, n->span, "value or function", n->name, &cs);
   for (uint32_t i = 0; i < n->nkids; i++) check_expr(c, n->kids[i], TY_ERROR);
   return TY_ERROR;
 }

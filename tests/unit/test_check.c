@@ -38,7 +38,7 @@ static void unknown_names_suggest(void **s) {
           "t.rules:1:44: error: unknown name 'dune' (did you mean 'dunes'?)\n"
           "    1 | value 1 \"v\" v(f: faction): int = tokens(f, dune)\n"
           "      |                                            ^~~~\n");
-  rejects_with("value 1 \"v\" v(f: faction): int = tokenz(f, dunes)\n", "unknown function 'tokenz' (did you mean 'tokens'?)");
+  rejects_with("value 1 \"v\" v(f: faction): int = tokenz(f, dunes)\n", "unknown value or function 'tokenz' (did you mean 'tokens'?)");
   rejects_with("rule 1 \"r\" { after movd(f) { } }\nevent moved(f: faction)\n", "unknown event 'movd' (did you mean 'moved'?)");
   rejects_with("faction redd { }\n", "unknown faction 'redd' (did you mean 'red'?)");
   rejects_with("card nitr { }\n", "unknown card 'nitr' (did you mean 'nitro'?)");
