@@ -179,6 +179,16 @@ static node *find_variant(node *const *files, int nfiles, const char *name) {
   return NULL;
 }
 
+/* The declared variant nearest to NAME, for a did-you-mean (NULL: none close). */
+static const char *suggest_variant(node *const *files, int nfiles, const char *name) {
+  const char *known[64];
+  size_t nk = 0;
+  for (int f = 0; f < nfiles; f++)
+    for (uint32_t k = 0; k < files[f]->nkids && nk < 64; k++)
+      if (files[f]->kids[k] && files[f]->kids[k]->kind == AST_VARIANT) known[nk++] = files[f]->kids[k]->name;
+  return diag_suggest(name, known, nk);
+}
+
 /* Applies variant V after its base (extends chain); DEPTH stops cycles. */
 static void apply_variant(ctx *c, node *const *files, int nfiles, node *v, int depth, const char **done,
                           int *ndone) {
@@ -191,7 +201,11 @@ static void apply_variant(ctx *c, node *const *files, int nfiles, node *v, int d
   node *base = ast_kid(v, 0);
   if (base) {
     node *b = find_variant(files, nfiles, base->name);
-    if (!b) diag_error(c->d, base->span, "variant '%s' extends unknown variant '%s'", v->name, base->name);
+    if (!b) {
+      const char *sg = suggest_variant(files, nfiles, base->name);
+      diag_error(c->d, base->span, "variant '%s' extends unknown variant '%s'%s%s%s", v->name, base->name,
+                 sg ? " (did you mean '" : "", sg ? sg : "", sg ? "'?)" : "");
+    }
     else apply_variant(c, files, nfiles, b, depth + 1, done, ndone);
   }
   if (*ndone < 64) done[(*ndone)++] = v->name;
@@ -311,12 +325,7 @@ bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options
   for (int i = 0; i < o->nvariants; i++) {
     node *v = find_variant(files, nfiles, o->variants[i]);
     if (!v) {
-      const char *known[64];
-      size_t nk = 0;
-      for (int f = 0; f < nfiles; f++)
-        for (uint32_t k = 0; k < files[f]->nkids && nk < 64; k++)
-          if (files[f]->kids[k] && files[f]->kids[k]->kind == AST_VARIANT) known[nk++] = files[f]->kids[k]->name;
-      const char *s = diag_suggest(o->variants[i], known, nk);
+      const char *s = suggest_variant(files, nfiles, o->variants[i]);
       if (s) diag_error(d, (mt_span){DIAG_NOFILE, 0, 0}, "unknown variant '%s' (did you mean '%s'?)", o->variants[i], s);
       else diag_error(d, (mt_span){DIAG_NOFILE, 0, 0}, "unknown variant '%s'", o->variants[i]);
       continue;
