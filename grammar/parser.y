@@ -351,6 +351,21 @@ static void mterror(mt_span *loc, void *scanner, struct lex_state *ls, const cha
 }
 
 /* "unexpected X, expected A, B or C" with the caret on the unexpected token. */
+/* A token as a message shows it: keywords and operators quoted ('rule', '=='),
+ * kinds of token by their description (name, string, end of input). */
+static const char *token_text(yysymbol_kind_t k, char *buf, size_t cap) {
+  const char *s = yysymbol_name(k);
+  switch (k) {
+  case YYSYMBOL_NAME: case YYSYMBOL_STRING: case YYSYMBOL_INT: case YYSYMBOL_RULEID: case YYSYMBOL_AGG:
+  case YYSYMBOL_START_EXPR: case YYSYMBOL_YYEOF: case YYSYMBOL_YYerror: case YYSYMBOL_YYUNDEF:
+    return s;
+  default:
+    if (s[0] == '\'' || s[0] == '"') return s;
+    snprintf(buf, cap, "'%s'", s);
+    return buf;
+  }
+}
+
 static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct lex_state *ls) {
   (void)scanner;
   enum { MAXEXP = 8 };
@@ -359,13 +374,14 @@ static int yyreport_syntax_error(const yypcontext_t *ctx, void *scanner, struct 
   yysymbol_kind_t tok = yypcontext_token(ctx);
   const mt_span *loc = yypcontext_location(ctx);
   if (tok == YYSYMBOL_YYEOF) ls->incomplete = 1;
+  char buf[64];
   strbuf b = {0};
   if (tok == YYSYMBOL_YYUNDEF) sb_puts(&b, "invalid character");
-  else sb_printf(&b, "unexpected %s", yysymbol_name(tok));
+  else sb_printf(&b, "unexpected %s", token_text(tok, buf, sizeof buf));
   if (n > 0) {
     sb_puts(&b, ", expected ");
     for (int i = 0; i < n; i++)
-      sb_printf(&b, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", yysymbol_name(exp[i]));
+      sb_printf(&b, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ", token_text(exp[i], buf, sizeof buf));
   }
   lex_error(ls, *loc, "%s", b.s);
   sb_free(&b);

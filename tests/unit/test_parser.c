@@ -209,7 +209,7 @@ static void karama_window_must_be_known(void **state) {
 static void karama_without_window(void **state) {
   struct fixture *f = *state;
   parse(f, "ability 2.01 \"a\" karama { }");
-  assert_string_equal(msgs(f), "t.rules:1:25: error: unexpected '{', expected before, after or name\n"
+  assert_string_equal(msgs(f), "t.rules:1:25: error: unexpected '{', expected 'before', 'after' or name\n"
                       "    1 | ability 2.01 \"a\" karama { }\n"
                       "      |                         ^\n");
 }
@@ -501,10 +501,10 @@ static void recovers_at_rule_boundaries(void **state) {
   assert_string_equal(msgs(f), "t.rules:1:18: error: unexpected '=', expected name\n"
                       "    1 | rule 1 \"a\" { let = 1 }\n"
                       "      |                  ^\n"
-                      "t.rules:2:18: error: unexpected '}', expected phase or name\n"
+                      "t.rules:2:18: error: unexpected '}', expected 'phase' or name\n"
                       "    2 | rule 2 \"b\" { set }\n"
                       "      |                  ^\n"
-                      "t.rules:4:1: error: unexpected rule\n"
+                      "t.rules:4:1: error: unexpected 'rule'\n"
                       "    4 | rule 4 \"d\" { let ok = 1 }\n"
                       "      | ^~~~\n");
   assert_string_equal(dump(f, root), "(file (rule rule 1 \"a\" (list) (list)) (rule rule 2 \"b\" (list) (list)) (rule rule 4 \"d\" (list) (list (let ok 1))))");
@@ -532,7 +532,7 @@ static void unterminated_string_is_incomplete(void **state) {
   assert_string_equal(msgs(f), "t.rules:1:8: error: unterminated string\n"
                       "    1 | rule 1 \"t { }\n"
                       "      |        ^~~~~~\n"
-                      "t.rules:1:14: error: unexpected end of input, expected supersedes, amends, basic, advanced, alliance, note, karama or '{'\n"
+                      "t.rules:1:14: error: unexpected end of input, expected 'supersedes', 'amends', 'basic', 'advanced', 'alliance', 'note', 'karama' or '{'\n"
                       "    1 | rule 1 \"t { }\n"
                       "      |              ^\n");
 }
