@@ -1331,6 +1331,42 @@ static int cmd_offer(repl *R, const char *rest) {
   return 0;
 }
 
+/* What a legal action would do: its effect run on a copy of the game, with the
+ * narration captured (up to the first decision it would ask for). */
+static void would_do(repl *R, const char *rest, strbuf *lines, strbuf *stop) {
+  mt_choice c;
+  char err[256];
+  int64_t cost = 0;
+  if (game_parse_action(R->g, rest, &c, err, sizeof err) < 0 || game_judge_action(R->g, &c, &cost, err, sizeof err) != 1)
+    return;
+  const action_rec *a = &R->r->prog.actions[c.action];
+  if (a->effect_fn < 0) return;
+  int64_t args[MAX_PARAMS + 1];
+  memcpy(args, c.args, sizeof(int64_t) * (size_t)a->nparams);
+  args[a->nparams] = cost;
+  strbuf log = R->log, fired = R->fired;
+  R->log = (strbuf){0};
+  R->fired = (strbuf){0};
+  mt_game *copy = mt_clone(R->g);
+  attach(R, copy);
+  copy->v.fired = NULL;
+  if (vm_call_now(&copy->v, a->effect_fn, args, a->nparams + 1) < 0) {
+    if (copy->v.vs->err_code == VE_INTERNAL) { /* it stopped at a decision: say whose */
+      copy->v.vs->status = VM_WAITING;
+      const mt_decision *d = mt_pending(copy);
+      if (d) sb_printf(stop, "then %s decides: %s (rule %s) -- not followed here", d->faction, d->prompt, d->rule);
+      else sb_puts(stop, "then the rules ask for a decision (not followed here)");
+    }
+    else vm_error_text(&copy->v, R->r->d, stop);
+  }
+  mt_game_free(copy);
+  while (R->log.n && R->log.s[R->log.n - 1] == '\n') R->log.s[--R->log.n] = 0;
+  *lines = R->log;
+  sb_free(&R->fired);
+  R->log = log;
+  R->fired = fired;
+}
+
 static int cmd_why(repl *R, const char *rest) {
   if (!*rest || !strcmp(rest, "last")) {
     if (!R->last_fired.n) return fail(R, "nothing has run yet");
@@ -1346,11 +1382,26 @@ static int cmd_why(repl *R, const char *rest) {
       explain_why(R->g, rest, false, &b);
     }
     fail(R, "%s", b.s);
-  } else if (R->json) {
-    sb_printf(&R->jextra, ",%s", b.s);
-    R->jtext = true;
   } else {
-    sb_puts(&R->out, b.s);
+    strbuf eff = {0}, stop = {0};
+    would_do(R, rest, &eff, &stop);
+    if (R->json) {
+      sb_printf(&R->jextra, ",%s", b.s);
+      if (eff.n || stop.n) {
+        sb_puts(&R->jextra, ",\"effects\":");
+        sb_json_str(&R->jextra, eff.s ? eff.s : "");
+        sb_puts(&R->jextra, ",\"effects_stop\":");
+        sb_json_str(&R->jextra, stop.s ? stop.s : "");
+      }
+      R->jtext = true;
+    } else {
+      sb_puts(&R->out, b.s);
+      if (eff.n || stop.n) sb_puts(&R->out, "\nif taken now, on a copy of the game:");
+      if (eff.n) sb_printf(&R->out, "\n%s", eff.s);
+      if (stop.n) sb_printf(&R->out, "\n%s", stop.s);
+    }
+    sb_free(&eff);
+    sb_free(&stop);
   }
   sb_free(&b);
   return rc;
