@@ -914,9 +914,8 @@ static int cmd_winner(repl *R) {
   int64_t now_won = (uint32_t)board_var_get(LAY(R), ST(R), wr->board_var, 0, 0);
   if (wr->width == 2) now_won |= (int64_t)((uint64_t)(uint32_t)board_var_get(LAY(R), ST(R), wr->board_var, 0, 1) << 32);
   bool decided = mt_status(R->g) == MT_FINISHED || now_won != 0;
-  bool over = decided;
   strbuf reasoning = {0}, rules_run = {0};
-  if (over) { /* decided already: the result, and what the deciding step said */
+  if (decided) { /* decided already: the result, and what the deciding step said */
     sb_puts(&reasoning, R->last_narr.s ? R->last_narr.s : "");
     sb_puts(&rules_run, R->last_fired.s ? R->last_fired.s : "");
   } else { /* resolve the Mentat Pause of this turn on a copy */
@@ -934,7 +933,6 @@ static int cmd_winner(repl *R) {
       R->g->v.vs->stop_phase_end = k;
       rc = advance(R, 1);
     }
-    if (rc == 0) over = true; /* read the copy's result below */
     reasoning = R->log;
     rules_run = R->fired;
     R->log = log;
@@ -954,7 +952,6 @@ static int cmd_winner(repl *R) {
       sb_free(&rules_run);
       return -1;
     }
-    over = false;
   }
   if (decided) {
     winners = now_won;
