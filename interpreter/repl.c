@@ -93,24 +93,28 @@ static void attach(repl *R, mt_game *g) {
   g->v.fired_ud = R;
 }
 
-static void say(repl *R, const char *fmt, ...) MT_PRINTF(2, 3);
-static void say(repl *R, const char *fmt, ...) {
+static void vsay(repl *R, const char *fmt, va_list ap) MT_PRINTF(2, 0);
+static void vsay(repl *R, const char *fmt, va_list ap) {
   char buf[2048];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
   sb_puts(&R->out, buf);
 }
 
-static int fail(repl *R, const char *fmt, ...) MT_PRINTF(2, 3);
-static int fail(repl *R, const char *fmt, ...) {
-  char buf[2048];
+static void say(repl *R, const char *fmt, ...) MT_PRINTF(2, 3);
+static void say(repl *R, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(buf, sizeof buf, fmt, ap);
+  vsay(R, fmt, ap);
   va_end(ap);
-  sb_puts(&R->out, buf);
+}
+
+/* Reports an error of the current command: its message, and the command fails. */
+static int fail(repl *R, const char *fmt, ...) MT_PRINTF(2, 3);
+static int fail(repl *R, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsay(R, fmt, ap);
+  va_end(ap);
   R->ok = 0;
   return -1;
 }
