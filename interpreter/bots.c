@@ -8,15 +8,16 @@
 #include "check.h"
 #include "game.h"
 
-static const char *const names[] = {"random", "passive", "heuristic"};
+static const char *const names[] = {"random", "passive", "heuristic", "uniform"};
+#define NKINDS (int)(sizeof names / sizeof *names)
 
 int bot_kind_parse(const char *name) {
-  for (int i = 0; i < 3; i++)
+  for (int i = 0; i < NKINDS; i++)
     if (!strcmp(name, names[i])) return i;
   return -1;
 }
 
-const char *bot_kind_name(int kind) { return kind >= 0 && kind < 3 ? names[kind] : "?"; }
+const char *bot_kind_name(int kind) { return kind >= 0 && kind < NKINDS ? names[kind] : "?"; }
 
 uint64_t bot_rand(uint64_t *s) {
   uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
@@ -35,8 +36,11 @@ static bool score(mt_game *g, int value, int64_t f, int64_t *out) {
   return vm_eval(&g->v, p->values[value].dispatch_fn, &f, 1, out, NULL);
 }
 
+static uint64_t rand_cb(void *ctx) { return bot_rand(ctx); }
+
 bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out) {
   static mt_choice buf[BOT_CAP];
+  if (kind == BOT_RANDOM) return mt_sample(g, rand_cb, rng, out) != 0;
   size_t n = mt_legal(g, buf, BOT_CAP);
   if (n == 0) return false;
   if (n > BOT_CAP) n = BOT_CAP;

@@ -7,12 +7,16 @@
 
 #include "mentat.h"
 
-/* random: uniform over the legal answers; passive: declines optional uses
+/* random: level by level (mt_sample): the action uniform among those with a
+ * legal answer, then each parameter uniform among the values still leading to
+ * one -- the playout bot, which never lists every answer; uniform: uniform over
+ * the full list of legal answers (so an action with many parameter values, a
+ * shipment, is picked far more often than passing); passive: declines optional uses
  * (`may` -> no) and otherwise takes the answer with the fewest parameters;
  * heuristic: tries a sample of the legal answers on copies of the game and
  * keeps the one after which the rules' value `bot_value(f)` of the deciding
  * faction is highest (random when the rules define no such value). */
-typedef enum { BOT_RANDOM, BOT_PASSIVE, BOT_HEURISTIC } bot_kind;
+typedef enum { BOT_RANDOM, BOT_PASSIVE, BOT_HEURISTIC, BOT_UNIFORM } bot_kind;
 
 int bot_kind_parse(const char *name); /* -1 if unknown */
 const char *bot_kind_name(int kind);

@@ -397,6 +397,7 @@ typedef struct enum_ctx {
   size_t cap, n;
   int action;
   int64_t args[MAX_PARAMS];
+  bool first; /* stop at the first legal answer (does one exist?) */
 } enum_ctx;
 
 /* Guards that depend only on the parameters chosen so far: a refusal here
@@ -450,7 +451,7 @@ static void enum_params(enum_ctx *e, int i) {
   if (!param_domain_ex(e->g, e->action, i, e->args, &set, &lo, &hi, &range, &pile)) return;
   if (pile >= 0) { /* a pile's cards, top first */
     int n = board_pile_count(e->g->L, e->g->v.st, pile);
-    for (int k = n - 1; k >= 0; k--) {
+    for (int k = n - 1; k >= 0 && !(e->first && e->n); k--) {
       e->args[i] = board_pile_card(e->g->L, e->g->v.st, pile, k);
       if (prefix_ok(e, i)) enum_params(e, i + 1);
     }
@@ -458,17 +459,117 @@ static void enum_params(enum_ctx *e, int i) {
   }
   if (range) {
     if (hi - lo > 100000) hi = lo + 100000; /* a compact description would be needed beyond this */
-    for (int64_t x = lo; x <= hi; x++) {
+    for (int64_t x = lo; x <= hi && !(e->first && e->n); x++) {
       e->args[i] = x;
       if (prefix_ok(e, i)) enum_params(e, i + 1);
     }
     return;
   }
-  for (int k = 0; k < 64; k++)
+  for (int k = 0; k < 64 && !(e->first && e->n); k++)
     if ((uint64_t)set >> k & 1u) {
       e->args[i] = k;
       if (prefix_ok(e, i)) enum_params(e, i + 1);
     }
+}
+
+/* Does the prefix E->args[0..I-1] of E->action have a legal completion?
+ * The search stops at the first one. */
+static bool completes(enum_ctx *e, int i) {
+  enum_ctx sub = *e;
+  mt_choice tmp;
+  sub.out = &tmp;
+  sub.cap = 1;
+  sub.n = 0;
+  sub.first = true;
+  enum_params(&sub, i);
+  return sub.n > 0;
+}
+
+/* Reservoir sampling: the K-th candidate seen replaces the pick with chance 1/K. */
+static bool keep(mt_rand_fn rnd, void *ctx, unsigned *k) {
+  ++*k;
+  return *k == 1 || rnd(ctx) % *k == 0;
+}
+
+/* One value of parameter I, uniform among those with a legal completion;
+ * for the last parameter, also its cost.  False if there is none. */
+static bool sample_param(enum_ctx *e, int i, mt_rand_fn rnd, void *ctx, int64_t *pick, int64_t *cost) {
+  const action_rec *ar = &e->g->r->prog.actions[e->action];
+  bool last = i + 1 == ar->nparams;
+  unsigned k = 0;
+  int64_t set = 0, lo = 0, hi = -1, c = 0;
+  bool range;
+  int pile;
+  if (!param_domain_ex(e->g, e->action, i, e->args, &set, &lo, &hi, &range, &pile)) return false;
+  int64_t count, base = 0;
+  if (pile >= 0) count = board_pile_count(e->g->L, e->g->v.st, pile);
+  else if (range) {
+    if (hi - lo > 100000) hi = lo + 100000;
+    count = hi - lo + 1, base = lo;
+  } else count = 64;
+  for (int64_t j = 0; j < count; j++) {
+    int64_t x;
+    if (pile >= 0) x = board_pile_card(e->g->L, e->g->v.st, pile, (int)(count - 1 - j)); /* top first */
+    else if (range) x = base + j;
+    else if ((uint64_t)set >> j & 1u) x = j;
+    else continue;
+    e->args[i] = x;
+    bool ok = last ? tail_ok(e, &c) : prefix_ok(e, i) && completes(e, i + 1);
+    if (ok && keep(rnd, ctx, &k)) *pick = x, *cost = c;
+  }
+  return k > 0;
+}
+
+int mt_sample(mt_game *g, mt_rand_fn rnd, void *ctx, mt_choice *out) {
+  vm_state *vs = g->v.vs;
+  if (vs->status != VM_WAITING) return false;
+  vm_memo_reset(&g->v);
+  *out = (mt_choice){.action = -1};
+  switch (vs->dec.kind) {
+  case DEC_ASK: {
+    unsigned k = 0;
+    for (int x = 0; x < 64; x++)
+      if ((uint64_t)vs->dec.set >> x & 1u && keep(rnd, ctx, &k)) out->value = x;
+    return k > 0;
+  }
+  case DEC_RANGE: {
+    int64_t hi = vs->dec.hi - vs->dec.lo > 1000000 ? vs->dec.lo + 1000000 : vs->dec.hi;
+    if (hi < vs->dec.lo) return false;
+    out->value = vs->dec.lo + (int64_t)(rnd(ctx) % (uint64_t)(hi - vs->dec.lo + 1));
+    return true;
+  }
+  case DEC_MAY: out->value = (int64_t)(rnd(ctx) % 2); return true;
+  case DEC_ACT: {
+    const program *p = &g->r->prog;
+    enum_ctx e = {g, NULL, 0, 0, 0, {0}, false};
+    unsigned k = 0;
+    int action = -1;
+    for (int i = 0; i < p->nlist[vs->dec.list]; i++) {
+      e.action = p->lists[vs->dec.list][i];
+      if (e.action < 0) continue;
+      e.args[0] = vs->dec.faction;
+      if (p->actions[e.action].nparams > 1 && !prefix_ok(&e, 0)) continue;
+      if (completes(&e, 1) && keep(rnd, ctx, &k)) action = e.action;
+    }
+    if (action < 0) return false;
+    const action_rec *ar = &p->actions[action];
+    e.action = action;
+    e.args[0] = vs->dec.faction;
+    int64_t cost = 0;
+    if (ar->nparams == 1 && !tail_ok(&e, &cost)) return false; /* judged above: cannot happen */
+    for (int i = 1; i < ar->nparams; i++) {
+      int64_t x = 0;
+      if (!sample_param(&e, i, rnd, ctx, &x, &cost)) return false;
+      e.args[i] = x;
+    }
+    out->action = action;
+    out->nargs = ar->nparams;
+    memcpy(out->args, e.args, sizeof e.args);
+    out->value = cost;
+    return true;
+  }
+  default: return false;
+  }
 }
 
 size_t mt_legal(mt_game *g, mt_choice *out, size_t cap) {
@@ -498,7 +599,7 @@ size_t mt_legal(mt_game *g, mt_choice *out, size_t cap) {
     return n;
   case DEC_ACT: {
     const program *p = &g->r->prog;
-    enum_ctx e = {g, out, cap, 0, 0, {0}};
+    enum_ctx e = {g, out, cap, 0, 0, {0}, false};
     for (int i = 0; i < p->nlist[vs->dec.list]; i++) {
       e.action = p->lists[vs->dec.list][i];
       if (e.action < 0) continue;

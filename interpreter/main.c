@@ -27,7 +27,7 @@ static const char usage[] =
     "  check   [pack options] [FILE...]   parse, resolve and type-check rules; exit 65 on errors\n"
     "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [FILE...]\n"
     "                                     play the pack's game rule with seeded random bots\n"
-    "  play    [--factions a,b] [--turns N] [--seed N] [--bots random|passive|heuristic]\n"
+    "  play    [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic]\n"
     "                                     a full Basic game with bots, narrated\n"
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
     "  explain RULE-ID [--bytecode] [--json] [pack options]   a rule: links both ways, hooks, where defined\n"
@@ -133,7 +133,7 @@ static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
       if (*end || o->turns < 1 || o->turns > 1000) return fprintf(stderr, "mentat: bad --turns '%s'\n", argv[i]), -1;
     } else if (!strcmp(a, "--bots")) {
       if (++i >= argc || (o->bots = bot_kind_parse(argv[i])) < 0)
-        return fprintf(stderr, "mentat: --bots is random, passive or heuristic\n"), -1;
+        return fprintf(stderr, "mentat: --bots is random, uniform, passive or heuristic\n"), -1;
     } else if (!strcmp(a, "--factions")) {
       if (++i >= argc) return fprintf(stderr, "mentat: --factions needs a list\n"), -1;
       o->factions = argv[i];

@@ -84,6 +84,15 @@ const mt_decision *mt_pending(mt_game *g);
 /* Up to CAP legal answers to the pending decision; returns how many there are
  * in all (may exceed CAP). */
 size_t mt_legal(mt_game *g, mt_choice *out, size_t cap);
+/* One legal answer drawn at random without listing them all: the action is
+ * uniform among the actions that have a legal answer, then each parameter in
+ * turn is uniform among the values that still lead to one.  Only the chosen
+ * prefix is searched to the end, so a decision with thousands of answers
+ * (shipments: territory x sector x count x payer) costs about as much as its
+ * widest level.  RND returns uniform 64-bit numbers.  False if there is no
+ * legal answer (0; else 1). */
+typedef uint64_t (*mt_rand_fn)(void *ctx);
+int mt_sample(mt_game *g, mt_rand_fn rnd, void *ctx, mt_choice *out);
 /* Answers the pending decision and runs to the next one.  A refused answer
  * leaves the state untouched, fills WHY and returns -1. */
 int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why);

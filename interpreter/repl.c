@@ -1426,7 +1426,7 @@ static const char *const help_text[][2] = {
     {"phase", "phase ID -- position the game at the start of a phase of this turn (name or rule number)"},
     {"ally", "ally F1 F2 -- form an alliance"},
     {"unally", "unally F -- break F's alliance"},
-    {"bots", "bots random|passive|heuristic -- how decisions are answered by run (heuristic: greedy on the rules' bot_value)"},
+    {"bots", "bots random|uniform|passive|heuristic -- how decisions are answered by run (heuristic: greedy on the rules' bot_value)"},
     {"show", "show [state|faction F|territory T] -- the position"},
     {"legal", "legal -- the pending decision and its legal answers"},
     {"do", "do CHOICE -- answer the pending decision (e.g. do ship fremen ... / do yes / do 3)"},
@@ -1489,7 +1489,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "explain")) return cmd_explain(R, argc, argv);
   if (!strcmp(cmd, "rules")) return cmd_rules_query(R, argc, argv);
   if (!strcmp(cmd, "bots")) {
-    if (argc != 2 || bot_kind_parse(argv[1]) < 0) return fail(R, "usage: bots random|passive|heuristic");
+    if (argc != 2 || bot_kind_parse(argv[1]) < 0) return fail(R, "usage: bots random|uniform|passive|heuristic");
     R->bots = bot_kind_parse(argv[1]);
     say(R, "bots: %s", argv[1]);
     return 0;

@@ -103,6 +103,16 @@ static int64_t read_var(mt_game *g, int v) {
   return x;
 }
 
+/* In a profiling build (-DMT_PROFILE), the VM instructions spent checking
+ * invariants, choosing (the bots) and applying the choices, reported by
+ * MENTAT_PROFILE=1 simulate. */
+#ifdef MT_PROFILE
+static uint64_t prof_split[3], prof_last;
+#define PROF_MARK(k) ((k) ? (void)(prof_split[(k) - 1] += g->v.steps - prof_last) : (void)0, prof_last = g->v.steps)
+#else
+#define PROF_MARK(k) ((void)0)
+#endif
+
 /* Plays game SEED; writes one result line to OUT:
  *   ok SEED DECISIONS WINNERS_MASK VICTORY_RULE
  *   fail SEED STEP MESSAGE */
@@ -126,6 +136,7 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
   int st = mt_start(g);
   bool bad = false;
   while (!bad) {
+    PROF_MARK(0);
     if (!o->unchecked && (!engine_invariants(g, &why) || !rule_invariants(g, &why))) {
       bad = true;
       break;
@@ -136,8 +147,11 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
       bad = true;
       break;
     }
+    PROF_MARK(1);
     mt_choice c;
-    if (!bot_choose(g, o->bots, &bot, &c)) {
+    bool chose = bot_choose(g, o->bots, &bot, &c);
+    PROF_MARK(2);
+    if (!chose) {
       const mt_decision *d = mt_pending(g);
       sb_printf(&why, "%s has no legal answer to '%s' (rule %s)", d->faction, d->prompt, d->rule);
       bad = true;
@@ -145,6 +159,7 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
     }
     mt_explain ex;
     st = mt_apply(g, &c, &ex);
+    PROF_MARK(3);
     if (st < 0) {
       sb_printf(&why, "a legal choice was refused: %s", ex.text);
       bad = true;
@@ -169,6 +184,16 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
   }
   sb_free(&why);
   mt_game_free(g);
+}
+
+static void prof_report(void) {
+#ifdef MT_PROFILE
+  uint64_t t = prof_split[0] + prof_split[1] + prof_split[2];
+  if (!t) return;
+  fprintf(stderr, "VM instructions: %.1f%% invariants, %.1f%% choosing, %.1f%% applying (%llu in all)\n",
+          100.0 * (double)prof_split[0] / (double)t, 100.0 * (double)prof_split[1] / (double)t,
+          100.0 * (double)prof_split[2] / (double)t, (unsigned long long)t);
+#endif
 }
 
 static double now(void) {
@@ -197,7 +222,7 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
     } else if (!strcmp(a, "--factions") && i + 1 < argc) {
       o.factions = argv[++i];
     } else if (!strcmp(a, "--bots") && i + 1 < argc) {
-      if ((o.bots = bot_kind_parse(argv[++i])) < 0) return fprintf(stderr, "mentat simulate: --bots is random, passive or heuristic\n"), 64;
+      if ((o.bots = bot_kind_parse(argv[++i])) < 0) return fprintf(stderr, "mentat simulate: --bots is random, uniform, passive or heuristic\n"), 64;
     } else if (!strcmp(a, "--json")) {
       o.json = true;
     } else if (!strcmp(a, "--no-invariants")) {
@@ -297,6 +322,6 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
     printf("  %-12s %6ld\n", "no winner", no_winner);
   }
   mt_free(by_rule);
-  if (getenv("MENTAT_PROFILE")) vm_profile_report(&r->prog);
+  if (getenv("MENTAT_PROFILE")) vm_profile_report(&r->prog), prof_report();
   return failures ? 1 : 0;
 }

@@ -249,7 +249,7 @@ static int var_index(vm *v, const var_rec *vr, const int64_t *args, int *inst, i
 static uint64_t prof_count[1 << 16];
 #define PROFILE() (prof_count[F->fn & 0xffff]++)
 void vm_profile_report(const program *p) {
-  for (int k = 0; k < 25; k++) {
+  for (int k = 0; k < 40; k++) {
     int best = -1;
     for (int i = 0; i < p->nfuncs && i < (1 << 16); i++)
       if (prof_count[i] && (best < 0 || prof_count[i] > prof_count[best])) best = i;

@@ -210,6 +210,72 @@ static void actions_and_refusals(void **s) {
   mt_rules_free(r);
 }
 
+static uint64_t test_rand(void *ctx) {
+  uint64_t *x = ctx; /* xorshift64: enough for a sampling test */
+  *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
+  return *x;
+}
+
+static bool same_choice(const mt_choice *a, const mt_choice *b) {
+  if (a->action != b->action || a->nargs != b->nargs) return false;
+  for (int i = 0; i < a->nargs; i++)
+    if (a->args[i] != b->args[i]) return false;
+  return true;
+}
+
+/* mt_sample draws only legal answers, level by level: the action uniform
+ * among the actions with a legal answer, then each parameter uniform among
+ * the values that still lead to one. */
+static void sampling_is_legal_and_level_by_level(void **s) {
+  (void)s;
+  const char *src = "action 1 \"go\" go(f: faction, d: int in 0..3, n: int in 0..5) {\n"
+                    "  forbid d == 2 because 2\n  require n <= d because 3\n  require n <= fuel(f) because 3\n  cost n\n"
+                    "  effect { } }\n"
+                    "action 4 \"rest\" rest(f: faction) { effect { } }\n"
+                    "action 5 \"stuck\" stuck(f: faction, n: int in 0..9) { require n > 20 because 6\n effect { } }\n"
+                    "rule 2 \"no twos\" { }\nrule 3 \"limits\" { }\nrule 6 \"never\" { }\n"
+                    "game 9 \"t\" { act red: go, rest, stuck\n act red: stuck }";
+  mt_rules *r = fx_compile(src);
+  if (!r) print_message("%s", fx_diag_text());
+  assert_non_null(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  mt_choice legal[32];
+  size_t n = mt_legal(g, legal, 32);
+  assert_int_equal(n, 8); /* rest; go with d=0 (n 0), d=1 (n 0..1), d=3 (n 0..3, red has 3 fuel) */
+  uint64_t rng = 88172645463325252ull, before = mt_hash(g);
+  int rest = 0, by_d[4] = {0}, by_n3[4] = {0};
+  for (int k = 0; k < 6000; k++) {
+    mt_choice c;
+    assert_int_equal(mt_sample(g, test_rand, &rng, &c), 1);
+    bool found = false;
+    for (size_t i = 0; i < n; i++) found |= same_choice(&c, &legal[i]);
+    assert_true(found);
+    if (c.nargs == 1) rest++;
+    else {
+      assert_int_equal(c.value, c.args[2]); /* the cost comes with the answer */
+      by_d[c.args[1]]++;
+      if (c.args[1] == 3) by_n3[c.args[2]]++;
+    }
+  }
+  assert_int_equal(mt_hash(g), before); /* sampling changes nothing */
+  /* Half rest, half go (the stuck action has no legal answer); d is 0, 1 or 3
+   * with a third each; given d = 3, n is 0..3 with a quarter each. */
+  assert_in_range(rest, 2700, 3300);
+  assert_int_equal(by_d[2], 0);
+  for (int d = 0; d < 4; d++)
+    if (d != 2) assert_in_range(by_d[d], 800, 1200);
+  for (int x = 0; x < 4; x++) assert_in_range(by_n3[x], 150, 350);
+  mt_choice c;
+  assert_int_equal(mt_sample(g, test_rand, &rng, &c), 1);
+  assert_true(mt_apply(g, &c, NULL) == MT_WAITING); /* the second decision: no legal answer */
+  assert_int_equal(mt_legal(g, legal, 32), 0);
+  assert_int_equal(mt_sample(g, test_rand, &rng, &c), 0);
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
 static void runtime_errors_name_rules(void **s) {
   (void)s;
   expect_error("rule 4.2 \"divides\" { procedure d(n: int) { let x = 10 / n } }\ngame 9 \"t\" { run d(0) }",
@@ -377,6 +443,7 @@ int main(void) {
       cmocka_unit_test(decisions),
       cmocka_unit_test(actions_and_refusals),
       cmocka_unit_test(runtime_errors_name_rules),
+      cmocka_unit_test(sampling_is_legal_and_level_by_level),
       cmocka_unit_test(clone_and_resume),
       cmocka_unit_test(save_and_load_a_suspended_game),
       cmocka_unit_test(the_test_game_plays),
