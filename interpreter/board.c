@@ -794,6 +794,15 @@ int board_var_add(const board_layout *L, unsigned char *st, int var, int index, 
   return board_var_set(L, st, var, index, 0, (int32_t)x);
 }
 
+int64_t board_var_total(const board_layout *L, const unsigned char *st, int var) {
+  if (var < 0 || var >= L->nvars) return 0;
+  const int32_t *c = var_cell(L, st, var, 0, 0);
+  size_t n = (size_t)var_instances(L, var) * (size_t)L->vars[var].len;
+  int64_t t = 0;
+  for (size_t i = 0; i < n; i++) t += c[i];
+  return t;
+}
+
 int32_t board_var_area_total(const board_layout *L, const unsigned char *st, int var, int area) {
   if (var < 0 || var >= L->nvars || L->vars[var].scope != BS_SECTION || area < 0 ||
       area >= L->def->nareas)

@@ -373,6 +373,9 @@ int32_t board_var_get(const board_layout *L, const unsigned char *st, int var, i
 int board_var_set(const board_layout *L, unsigned char *st, int var, int index, int cell, int32_t v);
 /* Adds DELTA; a counter refuses to go negative (BOARD_ENEG). */
 int board_var_add(const board_layout *L, unsigned char *st, int var, int index, int32_t delta);
+/* Sum of a variable over all its instances (factions in the game, sections)
+ * and cells. */
+int64_t board_var_total(const board_layout *L, const unsigned char *st, int var);
 /* Sum of a section variable over the sections of AREA. */
 int32_t board_var_area_total(const board_layout *L, const unsigned char *st, int var, int area);
 

@@ -317,6 +317,28 @@ static void check_args(chk *c, node *call, int nparams, const int *ptypes, const
 static int check_call(chk *c, node *n) {
   program *p = c->p;
   int k;
+  if (!strcmp(n->name, "total")) { /* total(NAME): an integer variable summed over all its indices */
+    n->op = CALL_TOTAL;
+    node *a = n->nkids == 1 ? n->kids[0] : NULL;
+    if (!a || a->kind != AST_NAME) {
+      diag_error(c->d, n->span, "total takes the name of an integer variable: total(NAME)");
+      return TY_ERROR;
+    }
+    if ((k = find_var(p, a->name)) < 0) {
+      cands cs = {0};
+      for (int i = 0; i < p->nvars; i++)
+        if (p->vars[i].type == TY_INT) cand(&cs, p->vars[i].name);
+      unknown(c, a->span, "integer variable", a->name, &cs);
+      return TY_ERROR;
+    }
+    if (p->vars[k].type != TY_INT || p->vars[k].width != 1) {
+      diag_error(c->d, a->span, "total sums an integer variable; '%s' holds %s", a->name, TN(p->vars[k].type));
+      return TY_ERROR;
+    }
+    n->sym = k;
+    a->ty = TY_INT;
+    return TY_INT;
+  }
   if (!strcmp(n->name, "attr")) {
     n->op = CALL_ATTR;
     if (n->nkids != 2 || !n->kids[1] || n->kids[1]->kind != AST_NAME) {

@@ -5,7 +5,7 @@
 /* node->op of AST_NAME after checking */
 enum { REF_LOCAL = 1, REF_CONST, REF_BUILTIN, REF_VALUE, REF_VAR };
 /* node->op of AST_CALL / AST_EXPRSTMT call after checking */
-enum { CALL_BUILTIN = 1, CALL_VALUE, CALL_VAR, CALL_ATTR };
+enum { CALL_BUILTIN = 1, CALL_VALUE, CALL_VAR, CALL_ATTR, CALL_TOTAL };
 /* AST_CALL with CALL_ATTR: ival = ATTR_AREA/FACTION/CARD, sym = attribute index */
 enum { ATTR_AREA, ATTR_FACTION, ATTR_CARD };
 /* AST_RUN: op = RUN_PROC (sym = proc) or RUN_RULE (sym = rule) */

@@ -425,6 +425,7 @@ static void expr(cg *c, node *n) {
       else if (n->sym == BI_first) op0(c, OP_SET_FIRST);
       else op2(c, OP_BUILTIN, n->sym, (int32_t)n->nkids);
       break;
+    case CALL_TOTAL: op1(c, OP_VAR_TOTAL, n->sym); break;
     case CALL_ATTR:
       expr(c, n->kids[0]);
       op2(c, OP_ATTR, (int32_t)n->ival, n->sym);

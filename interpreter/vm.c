@@ -500,6 +500,11 @@ dispatch:
     }
     DISPATCH();
   }
+  CASE(VAR_TOTAL) {
+    NEED(1);
+    PUSH(board_var_total(v->L, v->st, p->vars[A_].board_var));
+    DISPATCH();
+  }
   CASE(ATTR) {
     const board_def *def = p->def;
     int tab = A_, at = B_;

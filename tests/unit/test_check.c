@@ -57,6 +57,12 @@ static void types_and_arity(void **s) {
   mt_rules_free(accepts("value 1 \"v\" v(f: faction): int = count([g in factions where g < f and f >= none])\n"));
   rejects_with("value 1 \"v\" v(f: faction): bool = f < 1\n", "'<' compares integers or values of one enumeration, not faction and int");
   rejects_with("value 1 \"v\" v(f: faction): bool = f <= dunes\n", "'<=' compares integers or values of one enumeration");
+  /* total(NAME) sums an integer variable over all its indices */
+  mt_rules_free(accepts("var w(t: territory, s: sector): int = 0\nvalue 1 \"v\" v(): int = total(fuel) + total(w)\n"));
+  rejects_with("value 1 \"v\" v(): int = total(fule)\n", "unknown integer variable 'fule' (did you mean 'fuel'?)");
+  rejects_with("value 1 \"v\" v(): int = total(3)\n", "total takes the name of an integer variable: total(NAME)");
+  rejects_with("value 1 \"v\" v(): int = total(fuel, fuel)\n", "total takes the name of an integer variable");
+  rejects_with("var seen: set of faction = {}\nvalue 1 \"v\" v(): int = total(seen)\n", "total sums an integer variable; 'seen' holds set of faction");
 }
 
 static void effects_only_where_allowed(void **s) {

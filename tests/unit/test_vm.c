@@ -166,6 +166,15 @@ static void triggers_once_cancellation(void **s) {
              "[3] before 1\n[1] base 1\n[3] before 2\n[2.1] red 2\n[3] before 3\n[1] base 3\n[3] before 4\n[2.1] red 4\n");
 }
 
+static void totals(void **s) {
+  (void)s;
+  /* total(NAME): every instance (the factions in the game) and every cell */
+  expect_log("var w(t: territory, s: sector): int = 1\n"
+             "game 9 \"t\" { set w(dunes, 2) = 5\n set fuel(red) = 4\n set fuel(blue) = 0\n set fuel(green) = 7\n"
+             " let a = total(w)\n let b = total(fuel)\n log \"{a} {b}\" }",
+             NULL, "[9] 20 11\n");
+}
+
 static void decisions(void **s) {
   (void)s;
   expect_log("var b(f: faction): int = 0\n"
@@ -443,6 +452,7 @@ int main(void) {
       cmocka_unit_test(decisions),
       cmocka_unit_test(actions_and_refusals),
       cmocka_unit_test(runtime_errors_name_rules),
+      cmocka_unit_test(totals),
       cmocka_unit_test(sampling_is_legal_and_level_by_level),
       cmocka_unit_test(clone_and_resume),
       cmocka_unit_test(save_and_load_a_suspended_game),
