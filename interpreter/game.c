@@ -491,33 +491,71 @@ static bool keep(mt_rand_fn rnd, void *ctx, unsigned *k) {
   return *k == 1 || rnd(ctx) % *k == 0;
 }
 
+/* Takes candidates in random order until one passes TEST: the first to pass
+ * is uniform among all that would (each order is equally likely), and only
+ * the candidates drawn before it are tested.  Returns its index or -1. */
+#define SAMPLE_MAX 4096
+static int draw_until(int64_t *cand, int m, mt_rand_fn rnd, void *ctx, bool (*test)(enum_ctx *, int, int64_t, int64_t *),
+                      enum_ctx *e, int i, int64_t *cost) {
+  while (m > 0) {
+    int j = (int)(rnd(ctx) % (uint64_t)m);
+    int64_t x = cand[j];
+    cand[j] = cand[--m];
+    cand[m] = x;
+    if (test(e, i, x, cost)) return m;
+  }
+  return -1;
+}
+
+/* Parameter I = X: does it lead to a legal answer?  (For the last
+ * parameter this judges the answer, and gives its cost.) */
+static bool value_leads(enum_ctx *e, int i, int64_t x, int64_t *cost) {
+  const action_rec *ar = &e->g->r->prog.actions[e->action];
+  e->args[i] = x;
+  if (i + 1 == ar->nparams) return tail_ok(e, cost);
+  return prefix_ok(e, i) && completes(e, i + 1);
+}
+
 /* One value of parameter I, uniform among those with a legal completion;
  * for the last parameter, also its cost.  False if there is none. */
 static bool sample_param(enum_ctx *e, int i, mt_rand_fn rnd, void *ctx, int64_t *pick, int64_t *cost) {
-  const action_rec *ar = &e->g->r->prog.actions[e->action];
-  bool last = i + 1 == ar->nparams;
-  unsigned k = 0;
   int64_t set = 0, lo = 0, hi = -1, c = 0;
   bool range;
   int pile;
   if (!param_domain_ex(e->g, e->action, i, e->args, &set, &lo, &hi, &range, &pile)) return false;
-  int64_t count, base = 0;
-  if (pile >= 0) count = board_pile_count(e->g->L, e->g->v.st, pile);
-  else if (range) {
-    if (hi - lo > 100000) hi = lo + 100000;
-    count = hi - lo + 1, base = lo;
-  } else count = 64;
-  for (int64_t j = 0; j < count; j++) {
-    int64_t x;
-    if (pile >= 0) x = board_pile_card(e->g->L, e->g->v.st, pile, (int)(count - 1 - j)); /* top first */
-    else if (range) x = base + j;
-    else if ((uint64_t)set >> j & 1u) x = j;
-    else continue;
-    e->args[i] = x;
-    bool ok = last ? tail_ok(e, &c) : prefix_ok(e, i) && completes(e, i + 1);
-    if (ok && keep(rnd, ctx, &k)) *pick = x, *cost = c;
+  int64_t cand[SAMPLE_MAX];
+  int m = 0;
+  if (pile >= 0) {
+    int n = board_pile_count(e->g->L, e->g->v.st, pile);
+    for (int k = 0; k < n && m < SAMPLE_MAX; k++) cand[m++] = board_pile_card(e->g->L, e->g->v.st, pile, k);
+  } else if (range) {
+    if (hi - lo >= SAMPLE_MAX) { /* too many to hold: one pass, keeping each with the right chance */
+      if (hi - lo > 100000) hi = lo + 100000;
+      unsigned k = 0;
+      for (int64_t x = lo; x <= hi; x++)
+        if (value_leads(e, i, x, &c) && keep(rnd, ctx, &k)) *pick = x, *cost = c;
+      return k > 0;
+    }
+    for (int64_t x = lo; x <= hi; x++) cand[m++] = x;
+  } else {
+    for (int k = 0; k < 64; k++)
+      if ((uint64_t)set >> k & 1u) cand[m++] = k;
   }
-  return k > 0;
+  int j = draw_until(cand, m, rnd, ctx, value_leads, e, i, &c);
+  if (j < 0) return false;
+  *pick = cand[j];
+  *cost = c;
+  return true;
+}
+
+/* The action A = X (the answer's first level): does it have a legal answer? */
+static bool action_leads(enum_ctx *e, int i, int64_t x, int64_t *cost) {
+  (void)i, (void)cost;
+  const program *p = &e->g->r->prog;
+  e->action = (int)x;
+  e->args[0] = e->g->v.vs->dec.faction;
+  if (p->actions[e->action].nparams > 1 && !prefix_ok(e, 0)) return false;
+  return completes(e, 1);
 }
 
 int mt_sample(mt_game *g, mt_rand_fn rnd, void *ctx, mt_choice *out) {
@@ -542,20 +580,17 @@ int mt_sample(mt_game *g, mt_rand_fn rnd, void *ctx, mt_choice *out) {
   case DEC_ACT: {
     const program *p = &g->r->prog;
     enum_ctx e = {g, NULL, 0, 0, 0, {0}, false};
-    unsigned k = 0;
-    int action = -1;
-    for (int i = 0; i < p->nlist[vs->dec.list]; i++) {
-      e.action = p->lists[vs->dec.list][i];
-      if (e.action < 0) continue;
-      e.args[0] = vs->dec.faction;
-      if (p->actions[e.action].nparams > 1 && !prefix_ok(&e, 0)) continue;
-      if (completes(&e, 1) && keep(rnd, ctx, &k)) action = e.action;
-    }
+    int64_t cand[SAMPLE_MAX];
+    int m = 0;
+    for (int i = 0; i < p->nlist[vs->dec.list] && m < SAMPLE_MAX; i++)
+      if (p->lists[vs->dec.list][i] >= 0) cand[m++] = p->lists[vs->dec.list][i];
+    int64_t cost = 0;
+    int j = draw_until(cand, m, rnd, ctx, action_leads, &e, 0, &cost);
+    int action = j < 0 ? -1 : (int)cand[j];
     if (action < 0) return false;
     const action_rec *ar = &p->actions[action];
     e.action = action;
     e.args[0] = vs->dec.faction;
-    int64_t cost = 0;
     if (ar->nparams == 1 && !tail_ok(&e, &cost)) return false; /* judged above: cannot happen */
     for (int i = 1; i < ar->nparams; i++) {
       int64_t x = 0;
