@@ -5,6 +5,7 @@
  * (which fills a board_def).  Nothing here names a game concept; see board.h.
  */
 #include "board.h"
+#include "util.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -662,6 +663,43 @@ int board_tokens(const board_layout *L, const unsigned char *st, int loc, int ow
   int slot = slot_of(L, owner, kind);
   if (slot < 0 || loc < 0 || loc >= L->nlocs) return 0;
   return stacks(L, st)[(size_t)loc * (size_t)L->nslots + (size_t)slot];
+}
+
+long board_tokens_everywhere(const board_layout *L, const unsigned char *st, int owner, int kind, int *negative_at) {
+  int slot = slot_of(L, owner, kind);
+  *negative_at = -1;
+  if (slot < 0) return 0;
+  const int16_t *s = stacks(L, st) + slot;
+  long t = 0;
+  for (int loc = 0; loc < L->nlocs; loc++, s += L->nslots) {
+    if (*s < 0 && *negative_at < 0) *negative_at = loc;
+    t += *s;
+  }
+  return t;
+}
+
+int board_check_piles(const board_layout *L, const unsigned char *st, int *bad_card) {
+  const int16_t *cp = card_pile(L, st), *cpos = card_pos(L, st), *pn = pile_n(L, st);
+  int ncards = L->def->ncards, total = 0;
+  size_t words = ((size_t)L->npile_slots * (size_t)ncards + 63) / 64;
+  uint64_t seen_small[64], *seen = words <= 64 ? seen_small : mt_calloc(words, sizeof *seen);
+  if (words <= 64) memset(seen_small, 0, sizeof seen_small);
+  int r = 0;
+  for (int c = 0; c < ncards && !r; c++) {
+    if (cp[c] < 0) continue; /* not in this game */
+    size_t bit = (size_t)cp[c] * (size_t)ncards + (size_t)cpos[c];
+    if (cp[c] >= L->npile_slots || cpos[c] < 0 || cpos[c] >= pn[cp[c]]) r = 1;
+    else if (seen[bit / 64] >> (bit % 64) & 1u) r = 2;
+    else seen[bit / 64] |= 1ull << (bit % 64), total++;
+    if (r) *bad_card = c;
+  }
+  if (!r) {
+    int held = 0;
+    for (int s = 0; s < L->npile_slots; s++) held += pn[s];
+    if (held != total) r = 3, *bad_card = -1;
+  }
+  if (seen != seen_small) free(seen);
+  return r;
 }
 
 /* May tokens of OWNER lie at LOC?  A faction pool holds only its owner's. */

@@ -862,17 +862,19 @@ static void owned_triggers(cg *c, void *ud) {
 
 static void timing_group(cg *c, int ev, int timing, int nparams) {
   program *p = c->p;
-  bool owned = false;
+  uint64_t owners = 0; /* the factions owning a trigger here: only they are ordered */
   for (int i = 0; i < p->ntriggers; i++) {
     trigger_rec *t = &p->triggers[i];
     if (t->event != ev || t->timing != timing || p->rules[t->rule].disabled) continue;
     if (t->owner < 0 || p->order_value < 0) try_trigger(c, t, nparams);
-    else owned = true;
+    else owners |= 1ull << t->owner;
   }
-  if (!owned) return;
+  if (!owners) return;
   /* faction-owned triggers: in the rules' trigger order */
   int set = temp(c), f = temp(c);
   op2(c, OP_BUILTIN, BI_factions, 0);
+  push_int(c, (int64_t)owners);
+  op0(c, OP_SET_INTER);
   op1(c, OP_STORE, set);
   node key = {0};
   node arg = {0};

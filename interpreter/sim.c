@@ -30,14 +30,11 @@ static bool engine_invariants(mt_game *g, strbuf *out) {
     const board_faction *bf = &def->factions[L->faction[gf]];
     for (int k = 0; k < def->nkinds; k++) {
       if (L->slot[gf][k] < 0) continue;
-      long total = 0;
-      for (int loc = 0; loc < L->nlocs; loc++) {
-        int n = board_tokens(L, st, loc, gf, k);
-        if (n < 0) {
-          sb_printf(out, "%s has %d %s tokens at location %d", bf->id, n, def->kinds[k], loc);
-          return false;
-        }
-        total += n;
+      int neg;
+      long total = board_tokens_everywhere(L, st, gf, k, &neg);
+      if (neg >= 0) {
+        sb_printf(out, "%s has %d %s tokens at location %d", bf->id, board_tokens(L, st, neg, gf, k), def->kinds[k], neg);
+        return false;
       }
       if (total != bf->forces[k]) {
         sb_printf(out, "%s has %ld %s tokens in all places, but its sheet has %d", bf->id, total, def->kinds[k], bf->forces[k]);
@@ -45,16 +42,13 @@ static bool engine_invariants(mt_game *g, strbuf *out) {
       }
     }
   }
-  for (int c = 0; c < def->ncards; c++) {
-    int pos;
-    int slot = board_card_pile(L, st, c, &pos);
-    if (slot < 0) continue; /* not in this game */
-    if (board_pile_card(L, st, slot, pos) != c) {
-      sb_printf(out, "card %s is recorded at position %d of a pile that holds another card there", def->cards[c].id, pos);
-      return false;
-    }
+  int bad;
+  switch (board_check_piles(L, st, &bad)) {
+  case 0: return true;
+  case 1: sb_printf(out, "card %s is recorded at a position outside its pile", def->cards[bad].id); return false;
+  case 2: sb_printf(out, "card %s is recorded at a position of a pile that holds another card there", def->cards[bad].id); return false;
+  default: sb_puts(out, "the piles' card counts do not match the cards placed in them"); return false;
   }
-  return true;
 }
 
 static bool rule_invariants(mt_game *g, strbuf *out) {

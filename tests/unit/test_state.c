@@ -179,6 +179,23 @@ static void cards_and_piles(void **state) {
   int total = 0;
   for (int s = 0; s < L->npile_slots; s++) total += board_pile_count(L, st, s);
   assert_int_equal(total, DEF->ncards);
+  /* the invariant check of the piles: sound now, and each corruption found */
+  int bad = -2;
+  assert_int_equal(board_check_piles(L, st, &bad), 0);
+  int16_t *pos16 = (int16_t *)(uintptr_t)(st + L->off_card_pos);
+  int other = board_pile_card(L, st, deck, 5);
+  int16_t keep = pos16[other];
+  pos16[other] = (int16_t)(keep == 0 ? 1 : 0); /* two cards at one position */
+  assert_int_equal(board_check_piles(L, st, &bad), 2);
+  pos16[other] = 40; /* beyond the deck's 32 cards */
+  assert_int_equal(board_check_piles(L, st, &bad), 1);
+  assert_int_equal(bad, other);
+  pos16[other] = keep;
+  assert_int_equal(board_check_piles(L, st, &bad), 0);
+  /* the token count of the invariants, and a negative stack found */
+  int neg;
+  assert_int_equal(board_tokens_everywhere(L, st, 0, 0, &neg), DEF->factions[L->faction[0]].forces[0]);
+  assert_int_equal(neg, -1);
 }
 
 static void rng_behaviour(void **state) {
