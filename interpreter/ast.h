@@ -95,7 +95,7 @@ enum {
 enum { LINK_SUPERSEDES, LINK_AMENDS };
 enum { TRIG_BEFORE, TRIG_AFTER, TRIG_INSTEAD, TRIG_ON };
 enum { SCOPE_ONCE, SCOPE_PHASE, SCOPE_TURN, SCOPE_GAME };
-enum { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_ANY, AGG_ALL };
+enum { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_ANY, AGG_ALL, AGG_MINBY, AGG_MAXBY };
 /* base types; the order is part of the bytecode format (type tags in decisions) */
 enum {
   TY_ERROR, TY_INT, TY_BOOL, TY_FACTION, TY_TERRITORY, TY_SECTOR, TY_CARD, TY_LEADER,

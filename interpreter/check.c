@@ -619,6 +619,13 @@ static int check_expr(chk *c, node *n, int want) {
     expect(c, n->kids[2], et, check_expr(c, n->kids[2], et));
     c->nlocals = save;
     ty = et;
+    if (n->op == AGG_MINBY || n->op == AGG_MAXBY) { /* the member itself, or none */
+      if (st == TY_RANGE) {
+        diag_error(c->d, n->kids[0]->span, "%s picks a member of a set or pile (over a range it would have no 'none'); use %s",
+                   n->op == AGG_MINBY ? "min_by" : "max_by", n->op == AGG_MINBY ? "min_of" : "max_of");
+        ty = TY_ERROR;
+      } else ty = st == TY_ERROR ? TY_ERROR : elem_of(st);
+    }
     break;
   }
   case AST_RANGE:

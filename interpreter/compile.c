@@ -334,6 +334,7 @@ typedef struct agg_ud {
   node *n;
   int acc;
   int res;
+  int best; /* min_by/max_by: the member with the best key so far */
 } agg_ud;
 
 static void agg_body(cg *c, void *ud) {
@@ -356,7 +357,9 @@ static void agg_body(cg *c, void *ud) {
     break;
   }
   case AGG_MIN:
-  case AGG_MAX: {
+  case AGG_MAX:
+  case AGG_MINBY:
+  case AGG_MAXBY: {
     int v = temp(c);
     expr(c, n->kids[2]);
     op1(c, OP_STORE, v);
@@ -364,13 +367,17 @@ static void agg_body(cg *c, void *ud) {
     uint32_t j_first = jump(c, OP_JUMP_FALSE);
     op1(c, OP_LOAD, v);
     op1(c, OP_LOAD, a->acc);
-    op0(c, n->op == AGG_MIN ? OP_LT : OP_GT);
+    op0(c, n->op == AGG_MIN || n->op == AGG_MINBY ? OP_LT : OP_GT); /* strictly: ties keep the first */
     uint32_t j_keep = jump(c, OP_JUMP_FALSE);
     patch(c, j_first, here(c));
     op1(c, OP_LOAD, v);
     op1(c, OP_STORE, a->acc);
     push_int(c, 1);
     op1(c, OP_STORE, a->res);
+    if (n->op == AGG_MINBY || n->op == AGG_MAXBY) {
+      op1(c, OP_LOAD, n->slot);
+      op1(c, OP_STORE, a->best);
+    }
     patch(c, j_keep, here(c));
     c->ntemps--;
     break;
@@ -501,7 +508,7 @@ static void expr(cg *c, node *n) {
     }
     break;
   case AST_COMPREHENSION: {
-    agg_ud a = {n, temp(c), 0};
+    agg_ud a = {n, temp(c), 0, -1};
     push_int(c, 0);
     op1(c, OP_STORE, a.acc);
     iterate(c, n->kids[0], n->slot, n->kids[1], NULL, comp_body, &a);
@@ -509,13 +516,18 @@ static void expr(cg *c, node *n) {
     break;
   }
   case AST_AGGREGATE: {
-    agg_ud a = {n, temp(c), temp(c)};
+    bool by = n->op == AGG_MINBY || n->op == AGG_MAXBY;
+    agg_ud a = {n, temp(c), temp(c), by ? temp(c) : -1};
     push_int(c, n->op == AGG_ALL ? 1 : 0);
     op1(c, OP_STORE, a.acc);
     push_int(c, 0);
     op1(c, OP_STORE, a.res);
+    if (by) {
+      push_int(c, -1); /* none when no member qualifies */
+      op1(c, OP_STORE, a.best);
+    }
     iterate(c, n->kids[0], n->slot, n->kids[1], NULL, agg_body, &a);
-    op1(c, OP_LOAD, a.acc);
+    op1(c, OP_LOAD, by ? a.best : a.acc);
     break;
   }
   case AST_ASK: {

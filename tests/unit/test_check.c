@@ -57,6 +57,8 @@ static void types_and_arity(void **s) {
   mt_rules_free(accepts("value 1 \"v\" v(f: faction): int = count([g in factions where g < f and f >= none])\n"));
   rejects_with("value 1 \"v\" v(f: faction): bool = f < 1\n", "'<' compares integers or values of one enumeration, not faction and int");
   rejects_with("value 1 \"v\" v(f: faction): bool = f <= dunes\n", "'<=' compares integers or values of one enumeration");
+  rejects_with("value 1 \"v\" v(): int = min_by(i in 1..3: i)\n", "min_by picks a member of a set or pile");
+  rejects_with("value 1 \"v\" v(): faction = max_by(f in factions: f)\n", "expected int, found faction");
   /* total(NAME) sums an integer variable over all its indices */
   mt_rules_free(accepts("var w(t: territory, s: sector): int = 0\nvalue 1 \"v\" v(): int = total(fuel) + total(w)\n"));
   rejects_with("value 1 \"v\" v(): int = total(fule)\n", "unknown integer variable 'fule' (did you mean 'fuel'?)");

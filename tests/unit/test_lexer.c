@@ -159,6 +159,7 @@ static void every_keyword_is_reserved(void **state) {
 static void aggregates(void **state) {
   struct fixture *f = *state;
   assert_string_equal(lex(f, "sum any all min_of max_of count"), "AGG(1)@0-3 AGG(4)@4-7 AGG(5)@8-11 AGG(2)@12-18 AGG(3)@19-25 NAME(count)@26-31");
+  assert_string_equal(lex(f, "min_by max_by"), "AGG(6)@0-6 AGG(7)@7-13");
 }
 
 static void integers(void **state) {

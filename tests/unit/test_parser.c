@@ -74,7 +74,7 @@ static void dump_node(strbuf *b, const node *n) {
   static const char *const forms[] = {"rule", "ability", "value", "action", "phase", "step", "game"};
   static const char *const trigs[] = {"before", "after", "instead", "on"};
   static const char *const scopes[] = {"once", "phase", "turn", "game"};
-  static const char *const aggs[] = {"count", "sum", "min_of", "max_of", "any", "all"};
+  static const char *const aggs[] = {"count", "sum", "min_of", "max_of", "any", "all", "min_by", "max_by"};
   if (!n) {
     sb_puts(b, "_");
     return;
@@ -435,6 +435,7 @@ static void calls_sets_aggregates(void **state) {
   assert_string_equal(expr(f, "any(f in factions: true)"), "(aggregate any f factions _ true)");
   assert_string_equal(expr(f, "all(f in factions: true)"), "(aggregate all f factions _ true)");
   assert_string_equal(expr(f, "min_of(f in factions: 1)"), "(aggregate min_of f factions _ 1)");
+  assert_string_equal(expr(f, "max_by(f in factions where f != red: 1)"), "(aggregate max_by f factions (!= f red) 1)");
   assert_string_equal(expr(f, "max_of(f in factions: 1)"), "(aggregate max_of f factions _ 1)");
 }
 

@@ -122,6 +122,13 @@ static void aggregates_and_loops(void **s) {
              " for f in factions by -st(f) { log \"{f}\" }\n"
              " for i in 1..10 where i % 3 == 0 { log \"{i}\"\n if i > 5 { break } } }",
              NULL, "[9] 6 true true 1 2\n[9] green\n[9] blue\n[9] red\n[9] 3\n[9] 6\n");
+  /* min_by/max_by: the member with the least/greatest key, the first (by index) on ties, none if none */
+  expect_log("value 1 \"seat\" st(f: faction): int = attr(f, seat)\n"
+             "game 9 \"t\" { let a = min_by(f in factions: st(f))\n let b = max_by(f in factions: st(f))\n"
+             " let c = min_by(f in factions: 0)\n let d = max_by(t in territories where t != goal_line: attr(t, toll))\n"
+             " let e = min_by(f in factions where st(f) > 5: st(f))\n let g = max_by(f in {blue, green}: 1)\n"
+             " log \"{a} {b} {c} {d} {e} {g}\" }",
+             NULL, "[9] red green blue canyon none blue\n");
 }
 
 static void values_procedures_and_vars(void **s) {
