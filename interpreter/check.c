@@ -884,6 +884,11 @@ static void declare_event(chk *c, node *e) {
   VEC_PUSH(c->p->events, c->p->nevents, c->p->capevents, r);
 }
 
+static bool is_constant_init(const node *n) {
+  return n->kind == AST_INT || n->kind == AST_BOOL || n->kind == AST_NONE ||
+         (n->kind == AST_UNARY && n->op == BOP_NEG && n->kids[0]->kind == AST_INT) || n->kind == AST_NAME;
+}
+
 static void declare_var(chk *c, node *v) {
   program *p = c->p;
   int old = find_var(p, v->name);
@@ -921,7 +926,12 @@ static void declare_var(chk *c, node *v) {
   }
   node *init = ast_kid(v, 2);
   r.init = init;
-  if (init) {
+  r.init_fn = -1;
+  if (init && !is_constant_init(init)) {
+    /* computed when the game is created: checked with the rules' bodies, when values are known */
+    if (r.nparams > 0) diag_error(c->d, init->span, "a variable with indices starts at a constant; set its cells in a step");
+    else r.init_computed = true;
+  } else if (init) {
     begin_fn(c, FN_PURE);
     int t = check_expr(c, init, r.type);
     if (!compatible(r.type, t)) diag_error(c->d, init->span, "%s holds %s, not %s", v->name, TN(r.type), TN(t));
@@ -930,7 +940,10 @@ static void declare_var(chk *c, node *v) {
     else if (init->kind == AST_NONE) r.init_value = -1;
     else if (init->kind == AST_NAME && init->op == REF_CONST) r.init_value = init->ival;
     else if (init->kind == AST_UNARY && init->op == BOP_NEG && init->kids[0]->kind == AST_INT) r.init_value = -init->kids[0]->ival;
-    else diag_error(c->d, init->span, "a variable's initial value must be a constant");
+    else if (init->kind == AST_NAME && t != TY_ERROR) { /* another variable: read when the game is created */
+      if (r.nparams > 0) diag_error(c->d, init->span, "a variable with indices starts at a constant; set its cells in a step");
+      else r.init_computed = true;
+    }
   } else if (is_entity(r.type)) {
     r.init_value = -1;
   }
@@ -1367,6 +1380,15 @@ bool sema_check(program *p, diag *d, arena *a) {
     }
   }
   (void)is_member;
+  /* computed initial values of variables: pure expressions, evaluated when a game is created */
+  for (int i = 0; i < p->nvars; i++) {
+    var_rec *vr = &p->vars[i];
+    if (!vr->init_computed) continue;
+    begin_fn(&c, FN_PURE);
+    int t = check_expr(&c, vr->init, vr->type);
+    if (!compatible(vr->type, t)) diag_error(d, vr->init->span, "%s holds %s, not %s", vr->name, TN(vr->type), TN(t));
+    vr->init_nlocals = c.nslots;
+  }
   /* pass 2: bodies */
   for (int r = 0; r < p->nrules; r++) {
     rule_rec *rr = &p->rules[r];

@@ -1176,6 +1176,15 @@ bool cg_compile(program *p, diag *d) {
   }
   for (int r = 0; r < p->nrules; r++)
     if (p->rules[r].body_fn >= 0) rule_body(&c, r);
+  for (int i = 0; i < p->nvars; i++) {
+    var_rec *vr = &p->vars[i];
+    if (!vr->init_computed) continue;
+    vr->init_fn = new_func(&c, what("initial value of variable %s", vr->name), -1, FN_PURE, 0);
+    begin(&c, vr->init_fn, vr->init_nlocals, vr->init->span);
+    expr(&c, vr->init);
+    op0(&c, OP_RET);
+    end(&c);
+  }
   for (int i = 0; i < p->ninvariants; i++) {
     invariant_rec *iv = &p->invariants[i];
     iv->fn = new_func(&c, what("invariant of rule %s", p->rules[iv->rule].id), iv->rule, FN_PURE, 0);

@@ -243,6 +243,28 @@ mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactio
     for (int k = 0; k < inst; k++)
       for (int c = 0; c < vr->cells; c++) board_var_set(L, g->v.st, vr->board_var, k, c, (int32_t)vr->init_value);
   }
+  /* then the computed ones, in declaration order (one may read an earlier one) */
+  for (int i = 0; i < p->nvars; i++) {
+    const var_rec *vr = &p->vars[i];
+    if (!vr->init_computed) continue;
+    int64_t x = 0;
+    strbuf why = {0};
+    vm_memo_reset(&g->v);
+    if (!vm_eval(&g->v, vr->init_fn, NULL, 0, &x, &why)) {
+      snprintf(err, errlen, "the initial value of variable '%s' cannot be computed: %s", vr->name, why.s ? why.s : "");
+      sb_free(&why);
+      mt_game_free(g);
+      return NULL;
+    }
+    sb_free(&why);
+    bool fits = vr->width == 2 || (x >= INT32_MIN && x <= INT32_MAX);
+    if (!fits || board_var_set(L, g->v.st, vr->board_var, 0, 0, (int32_t)(uint32_t)(uint64_t)x) != BOARD_OK ||
+        (vr->width == 2 && board_var_set(L, g->v.st, vr->board_var, 0, 1, (int32_t)(uint32_t)((uint64_t)x >> 32)) != BOARD_OK)) {
+      snprintf(err, errlen, "the initial value of variable '%s' (%lld) does not fit it", vr->name, (long long)x);
+      mt_game_free(g);
+      return NULL;
+    }
+  }
   return g;
 }
 

@@ -128,6 +128,9 @@ typedef struct var_rec {
   int width;         /* 1, or 2 for 64-bit sets */
   node *init;
   int64_t init_value;
+  bool init_computed; /* the initial value is an expression evaluated when a game is created */
+  int init_fn;        /* its pure function (-1 if constant) */
+  int init_nlocals;
   mt_span span;
 } var_rec;
 

@@ -59,6 +59,10 @@ static void types_and_arity(void **s) {
   rejects_with("value 1 \"v\" v(f: faction): bool = f <= dunes\n", "'<=' compares integers or values of one enumeration");
   rejects_with("value 1 \"v\" v(): int = min_by(i in 1..3: i)\n", "min_by picks a member of a set or pile");
   rejects_with("value 1 \"v\" v(): faction = max_by(f in factions: f)\n", "expected int, found faction");
+  /* computed initial values: pure, typed, only without indices */
+  rejects_with("var v(f: faction): int = count(factions)\n", "a variable with indices starts at a constant");
+  rejects_with("var v: int = {red}\n", "v holds int, not set of faction");
+  rejects_with("var v: int = random(3)\n", "has an effect and cannot be used");
   /* total(NAME) sums an integer variable over all its indices */
   mt_rules_free(accepts("var w(t: territory, s: sector): int = 0\nvalue 1 \"v\" v(): int = total(fuel) + total(w)\n"));
   rejects_with("value 1 \"v\" v(): int = total(fule)\n", "unknown integer variable 'fule' (did you mean 'fuel'?)");

@@ -182,6 +182,23 @@ static void totals(void **s) {
              NULL, "[9] 20 11\n");
 }
 
+static void computed_initial_values(void **s) {
+  (void)s;
+  /* evaluated once when the game is created, in declaration order */
+  expect_log("var tolled: set of territory = [t in territories where attr(t, toll) > 1]\n"
+             "var n: int = count(factions) * 2\nvar m: int = n + 1\nvar w: faction = min_by(f in factions: attr(f, seat))\n"
+             "game 9 \"t\" { set n = n + 10\n log \"{tolled} {n} {m} {w}\" }",
+             NULL, "[9] {canyon} 16 7 red\n");
+  /* a failing initialiser: no game, and the error names the variable */
+  mt_rules *r = fx_compile("var z: int = 6 / (count(factions) - 3)\ngame 9 \"t\" { }");
+  assert_non_null(r);
+  char err[256];
+  assert_null(mt_game_new(r, NULL, 0, 1, err, sizeof err));
+  assert_non_null(strstr(err, "the initial value of variable 'z' cannot be computed"));
+  assert_non_null(strstr(err, "division by zero"));
+  mt_rules_free(r);
+}
+
 static void decisions(void **s) {
   (void)s;
   expect_log("var b(f: faction): int = 0\n"
@@ -460,6 +477,7 @@ int main(void) {
       cmocka_unit_test(actions_and_refusals),
       cmocka_unit_test(runtime_errors_name_rules),
       cmocka_unit_test(totals),
+      cmocka_unit_test(computed_initial_values),
       cmocka_unit_test(sampling_is_legal_and_level_by_level),
       cmocka_unit_test(clone_and_resume),
       cmocka_unit_test(save_and_load_a_suspended_game),
