@@ -190,6 +190,17 @@ static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn
     op0(c, OP_SET_FIRST);
     op1(c, OP_STORE, x);
   } else {
+    /* one member left: it comes next whatever its key, which is not computed */
+    op1(c, OP_LOAD, set_slot);
+    op0(c, OP_SET_COUNT);
+    push_int(c, 1);
+    op0(c, OP_EQ);
+    uint32_t j_many = jump(c, OP_JUMP_FALSE);
+    op1(c, OP_LOAD, set_slot);
+    op0(c, OP_SET_FIRST);
+    op1(c, OP_STORE, x);
+    uint32_t j_single = jump(c, OP_JUMP);
+    patch(c, j_many, here(c));
     int scan = temp(c), best = temp(c), bestk = temp(c), k = temp(c);
     op1(c, OP_LOAD, set_slot);
     op1(c, OP_STORE, scan);
@@ -227,6 +238,7 @@ static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn
     patch(c, j_done, here(c));
     op1(c, OP_LOAD, best);
     op1(c, OP_STORE, x);
+    patch(c, j_single, here(c));
   }
   op1(c, OP_LOAD, set_slot);
   op1(c, OP_LOAD, x);

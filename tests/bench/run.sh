@@ -10,11 +10,13 @@ t1=$(date +%s%N)
 echo "== load and compile the standard pack: $(( (t1 - t0) / 1000000 )) ms"
 cc -O2 -Iinterpreter tests/bench/bench_clone.c "$BUILD/libmentat.a" $(pkg-config --libs yaml-0.1) -lm -o "$BUILD/bench_clone"
 echo "== $("$BUILD/bench_clone" .)"
-echo "== 6-faction Basic games, random bots, one core:"
-"$BUILD/mentat" simulate --games 200 --seed 1
+echo "== 6-faction Basic games, random bots (level by level), one core:"
+"$BUILD/mentat" simulate --games 1000 --seed 1
 echo "== the same games without the invariant checks (--no-invariants, for balance runs):"
-"$BUILD/mentat" simulate --games 200 --seed 1 --no-invariants | head -2
+"$BUILD/mentat" simulate --games 1000 --seed 1 --no-invariants | head -2
+echo "== uniform bots (uniform over the full list of legal answers), one core:"
+"$BUILD/mentat" simulate --games 50 --seed 1 --bots uniform | head -2
 echo "== heuristic bots (each decision tries up to 24 answers on copies), one core:"
 "$BUILD/mentat" simulate --games 10 --seed 1 --bots heuristic | head -2
 echo "== the same, two jobs:"
-"$BUILD/mentat" simulate --games 400 --seed 1 --jobs 2 | head -2
+"$BUILD/mentat" simulate --games 2000 --seed 1 --jobs 2 | head -2

@@ -129,6 +129,9 @@ static void aggregates_and_loops(void **s) {
              " let e = min_by(f in factions where st(f) > 5: st(f))\n let g = max_by(f in {blue, green}: 1)\n"
              " log \"{a} {b} {c} {d} {e} {g}\" }",
              NULL, "[9] red green blue canyon none blue\n");
+  /* a keyed loop does not compute the key of its last remaining member (nothing to compare) */
+  expect_log("game 9 \"t\" { let z = 0\n for f in {red} by 1 / z { log \"{f}\" } }", NULL, "[9] red\n");
+  expect_error("game 9 \"t\" { let z = 0\n for f in {red, blue} by 1 / z { log \"{f}\" } }", "division by zero");
 }
 
 static void values_procedures_and_vars(void **s) {
