@@ -665,17 +665,25 @@ int board_tokens(const board_layout *L, const unsigned char *st, int loc, int ow
   return stacks(L, st)[(size_t)loc * (size_t)L->nslots + (size_t)slot];
 }
 
-long board_tokens_everywhere(const board_layout *L, const unsigned char *st, int owner, int kind, int *negative_at) {
-  int slot = slot_of(L, owner, kind);
-  *negative_at = -1;
-  if (slot < 0) return 0;
-  const int16_t *s = stacks(L, st) + slot;
-  long t = 0;
-  for (int loc = 0; loc < L->nlocs; loc++, s += L->nslots) {
-    if (*s < 0 && *negative_at < 0) *negative_at = loc;
-    t += *s;
-  }
-  return t;
+bool board_slot_totals(const board_layout *L, const unsigned char *st, long *totals, int *neg_loc, int *neg_slot) {
+  const int16_t *row = stacks(L, st);
+  int ns = L->nslots;
+  int low = 0;
+  for (int k = 0; k < ns; k++) totals[k] = 0;
+  for (int loc = 0; loc < L->nlocs; loc++, row += ns)
+    for (int k = 0; k < ns; k++) {
+      totals[k] += row[k];
+      low = row[k] < low ? row[k] : low;
+    }
+  if (low >= 0) return true;
+  row = stacks(L, st); /* a negative stack: find the first, for the message */
+  for (int loc = 0; loc < L->nlocs; loc++, row += ns)
+    for (int k = 0; k < ns; k++)
+      if (row[k] < 0) {
+        *neg_loc = loc, *neg_slot = k;
+        return false;
+      }
+  return false;
 }
 
 int board_check_piles(const board_layout *L, const unsigned char *st, int *bad_card) {
@@ -735,13 +743,20 @@ int board_move_tokens(const board_layout *L, unsigned char *st, int owner, int k
   return BOARD_OK;
 }
 
+/* OWNER's slots for the token kinds in KINDS (0: all): at most BOARD_MAX_KINDS. */
+static int owner_slots(const board_layout *L, int owner, uint32_t kinds, int *out) {
+  int n = 0;
+  if (owner < 0 || owner >= L->nf) return 0;
+  for (int k = 0; k < L->def->nkinds && k < BOARD_MAX_KINDS; k++)
+    if (L->slot[owner][k] >= 0 && (kinds == 0 || ((kinds >> k) & 1u))) out[n++] = L->slot[owner][k];
+  return n;
+}
+
 static int tokens_at_section(const board_layout *L, const int16_t *s, int section, int owner,
                              uint32_t kinds) {
-  int n = 0;
+  int slots[BOARD_MAX_KINDS], ns = owner_slots(L, owner, kinds, slots), n = 0;
   const int16_t *row = s + (size_t)section * (size_t)L->nslots;
-  for (int slot = 0; slot < L->nslots; slot++)
-    if (L->slot_owner[slot] == owner && (kinds == 0 || ((kinds >> L->slot_kind[slot]) & 1u)))
-      n += row[slot];
+  for (int i = 0; i < ns; i++) n += row[slots[i]];
   return n;
 }
 
@@ -778,9 +793,13 @@ uint32_t board_factions_in_area(const board_layout *L, const unsigned char *st, 
 
 uint64_t board_occupied(const board_layout *L, const unsigned char *st, int owner, uint32_t kinds) {
   uint64_t m = 0;
-  const int16_t *s = stacks(L, st);
-  for (int sec = 0; sec < L->def->nsections; sec++)
-    if (tokens_at_section(L, s, sec, owner, kinds) > 0) m |= 1ull << L->def->sections[sec].area;
+  int slots[BOARD_MAX_KINDS], ns = owner_slots(L, owner, kinds, slots);
+  const int16_t *row = stacks(L, st);
+  for (int sec = 0; sec < L->def->nsections; sec++, row += L->nslots) {
+    int n = 0;
+    for (int i = 0; i < ns; i++) n += row[slots[i]];
+    if (n > 0) m |= 1ull << L->def->sections[sec].area;
+  }
   return m;
 }
 

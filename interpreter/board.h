@@ -373,9 +373,10 @@ int32_t board_var_get(const board_layout *L, const unsigned char *st, int var, i
 int board_var_set(const board_layout *L, unsigned char *st, int var, int index, int cell, int32_t v);
 /* Adds DELTA; a counter refuses to go negative (BOARD_ENEG). */
 int board_var_add(const board_layout *L, unsigned char *st, int var, int index, int32_t delta);
-/* OWNER's tokens of KIND in every location, with the first location holding a
- * negative count in *NEGATIVE_AT (or -1): one pass for the invariants. */
-long board_tokens_everywhere(const board_layout *L, const unsigned char *st, int owner, int kind, int *negative_at);
+/* Every slot's tokens summed over every location, in one pass: TOTALS has
+ * L->nslots entries.  False if some stack is negative (the first in
+ * *NEG_LOC, *NEG_SLOT). */
+bool board_slot_totals(const board_layout *L, const unsigned char *st, long *totals, int *neg_loc, int *neg_slot);
 /* Checks that every card in a pile sits at a distinct position below its
  * pile's count, and that the counts add up to the cards placed: 0 if so; else
  * 1 (a position outside its pile), 2 (two cards at one position) or 3 (a

@@ -26,16 +26,19 @@ static bool engine_invariants(mt_game *g, strbuf *out) {
   const board_layout *L = g->L;
   const board_def *def = g->r->def;
   const unsigned char *st = g->v.st;
+  long totals[BOARD_MAX_FACTIONS * BOARD_MAX_KINDS];
+  int neg_loc = -1, neg_slot = -1;
+  bool sound = board_slot_totals(L, st, totals, &neg_loc, &neg_slot);
   for (int gf = 0; gf < L->nf; gf++) {
     const board_faction *bf = &def->factions[L->faction[gf]];
     for (int k = 0; k < def->nkinds; k++) {
-      if (L->slot[gf][k] < 0) continue;
-      int neg;
-      long total = board_tokens_everywhere(L, st, gf, k, &neg);
-      if (neg >= 0) {
-        sb_printf(out, "%s has %d %s tokens at location %d", bf->id, board_tokens(L, st, neg, gf, k), def->kinds[k], neg);
+      int slot = L->slot[gf][k];
+      if (slot < 0) continue;
+      if (!sound && slot == neg_slot) {
+        sb_printf(out, "%s has %d %s tokens at location %d", bf->id, board_tokens(L, st, neg_loc, gf, k), def->kinds[k], neg_loc);
         return false;
       }
+      long total = totals[slot];
       if (total != bf->forces[k]) {
         sb_printf(out, "%s has %ld %s tokens in all places, but its sheet has %d", bf->id, total, def->kinds[k], bf->forces[k]);
         return false;

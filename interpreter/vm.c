@@ -332,16 +332,20 @@ static int run_loop(vm *v, regs *R, int stop, uint64_t *used) {
 #include "opcodes.def"
 #undef OP
   };
+  /* each instruction's length is a constant of its handler, not a table lookup */
+  enum {
+#define OP(name, operands, pops, pushes, doc) LEN_##name = 1 + 4 * (operands),
+#include "opcodes.def"
+#undef OP
+  };
 #define DISPATCH()                                                                                                    \
   do {                                                                                                                \
     if (!budget--) FAIL(VE_BUDGET, 0, 0, 0);                                                                          \
     PROFILE();                                                                                                        \
     ipc = pc;                                                                                                         \
-    uint8_t o_ = code[pc];                                                                                            \
-    pc += 1 + 4u * (uint32_t)op_table[o_].operands;                                                                   \
-    goto *labels[o_];                                                                                                 \
+    goto *labels[code[pc]];                                                                                           \
   } while (0)
-#define CASE(name) L_##name:
+#define CASE(name) L_##name: pc = ipc + LEN_##name;
   DISPATCH();
 #else
 #define DISPATCH() goto dispatch
@@ -529,7 +533,16 @@ dispatch:
     DISPATCH();
   }
   CASE(PILE_CARD) y = POP(); x = TOP; TOP = board_pile_card(v->L, v->st, (int)x, (int)y); DISPATCH();
-  CASE(RULE_ACTIVE) NEED(1); PUSH(vm_rule_active(v, A_)); DISPATCH();
+  CASE(RULE_ACTIVE) {
+    NEED(1);
+    if (vs->ncancel == 0) { /* the common case, inline: no cancellation to consult */
+      const rule_rec *rr = &p->rules[A_];
+      PUSH(!rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0));
+    } else {
+      PUSH(vm_rule_active(v, A_));
+    }
+    DISPATCH();
+  }
   CASE(RULE_PRESENT) {
     const rule_rec *rr = &p->rules[A_];
     NEED(1);

@@ -193,9 +193,18 @@ static void cards_and_piles(void **state) {
   pos16[other] = keep;
   assert_int_equal(board_check_piles(L, st, &bad), 0);
   /* the token count of the invariants, and a negative stack found */
-  int neg;
-  assert_int_equal(board_tokens_everywhere(L, st, 0, 0, &neg), DEF->factions[L->faction[0]].forces[0]);
-  assert_int_equal(neg, -1);
+  long totals[BOARD_MAX_FACTIONS * BOARD_MAX_KINDS];
+  int neg_loc = -1, neg_slot = -1;
+  assert_true(board_slot_totals(L, st, totals, &neg_loc, &neg_slot));
+  assert_int_equal(totals[L->slot[0][0]], DEF->factions[L->faction[0]].forces[0]);
+  int res = board_loc_pool(L, P("reserves"), 0);
+  int16_t *stk = (int16_t *)(uintptr_t)(st + L->off_stacks) + (size_t)res * (size_t)L->nslots + (size_t)L->slot[0][0];
+  int16_t was = *stk;
+  *stk = -1;
+  assert_false(board_slot_totals(L, st, totals, &neg_loc, &neg_slot));
+  assert_int_equal(neg_loc, res);
+  assert_int_equal(neg_slot, L->slot[0][0]);
+  *stk = was;
 }
 
 static void rng_behaviour(void **state) {
