@@ -38,25 +38,36 @@ static bool score(mt_game *g, int value, int64_t f, int64_t *out) {
 
 static uint64_t rand_cb(void *ctx) { return bot_rand(ctx); }
 
+static bool same_answer(const mt_choice *a, const mt_choice *b) {
+  if (a->action != b->action || a->nargs != b->nargs || (a->action < 0 && a->value != b->value)) return false;
+  for (int i = 0; i < a->nargs; i++)
+    if (a->args[i] != b->args[i]) return false;
+  return true;
+}
+
+/* The heuristic bot's candidates: every legal answer when there are at most
+ * BOT_SAMPLE, else BOT_SAMPLE draws of the level-by-level sampler (repeats
+ * dropped).  Neither lists every answer of a wide decision. */
+static size_t candidates(mt_game *g, uint64_t *rng, mt_choice *buf) {
+  size_t n = mt_legal_upto(g, buf, BOT_SAMPLE);
+  if (n <= BOT_SAMPLE) return n;
+  size_t m = 0;
+  for (int k = 0; k < 2 * BOT_SAMPLE && m < BOT_SAMPLE; k++) {
+    mt_choice c;
+    if (!mt_sample(g, rand_cb, rng, &c)) break;
+    bool dup = false;
+    for (size_t i = 0; i < m && !dup; i++) dup = same_answer(&buf[i], &c);
+    if (!dup) buf[m++] = c;
+  }
+  return m;
+}
+
 bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out) {
   static mt_choice buf[BOT_CAP];
   if (kind == BOT_RANDOM) return mt_sample(g, rand_cb, rng, out) != 0;
-  size_t n = mt_legal(g, buf, BOT_CAP);
-  if (n == 0) return false;
-  if (n > BOT_CAP) n = BOT_CAP;
-  const mt_decision *d = mt_pending(g);
-  if (kind == BOT_PASSIVE) {
-    if (d->kind == MT_DEC_YESNO) {
-      *out = (mt_choice){.action = -1, .value = 0};
-      return true;
-    }
-    size_t best = 0;
-    for (size_t i = 1; i < n; i++)
-      if (buf[i].nargs < buf[best].nargs) best = i;
-    *out = buf[best];
-    return true;
-  }
-  if (kind == BOT_HEURISTIC && n > 1) {
+  if (kind == BOT_HEURISTIC) {
+    size_t n = candidates(g, rng, buf);
+    if (n == 0) return false;
     const program *p = &g->r->prog;
     int value = -1;
     for (int i = 0; i < p->nvalues; i++)
@@ -64,14 +75,12 @@ bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out) {
           p->values[i].ret == TY_INT)
         value = i;
     int64_t me = g->v.vs->dec.faction;
-    if (value >= 0) {
+    if (value >= 0 && n > 1) {
       size_t best = SIZE_MAX;
       int64_t best_score = INT64_MIN;
       mt_game *probe = mt_clone(g);
       mt_game_set_log(probe, NULL, NULL); /* the trials are silent: only the answer chosen is narrated */
-      for (int k = 0; k < BOT_SAMPLE; k++) {
-        size_t i = n <= BOT_SAMPLE ? (size_t)k : (size_t)(bot_rand(rng) % n);
-        if (i >= n) break;
+      for (size_t i = 0; i < n; i++) {
         mt_copy_state(probe, g);
         if (mt_apply(probe, &buf[i], NULL) < 0 || mt_status(probe) == MT_FAILED) continue;
         int64_t s;
@@ -85,7 +94,25 @@ bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out) {
         return true;
       }
     }
+    *out = buf[bot_rand(rng) % n];
+    return true;
   }
-  *out = buf[bot_rand(rng) % n];
+  size_t n = mt_legal(g, buf, BOT_CAP);
+  if (n == 0) return false;
+  const mt_decision *d = mt_pending(g);
+  if (kind == BOT_PASSIVE) {
+    if (d->kind == MT_DEC_YESNO) {
+      *out = (mt_choice){.action = -1, .value = 0};
+      return true;
+    }
+    size_t best = 0;
+    for (size_t i = 1; i < n && i < BOT_CAP; i++)
+      if (buf[i].nargs < buf[best].nargs) best = i;
+    *out = buf[best];
+    return true;
+  }
+  size_t k = (size_t)(bot_rand(rng) % n); /* uniform over all the legal answers */
+  if (k < BOT_CAP) *out = buf[k];
+  else if (!mt_legal_nth(g, k, out)) return false;
   return true;
 }

@@ -11,9 +11,11 @@
  * legal answer, then each parameter uniform among the values still leading to
  * one -- the playout bot, which never lists every answer; uniform: uniform over
  * the full list of legal answers (so an action with many parameter values, a
- * shipment, is picked far more often than passing); passive: declines optional uses
+ * shipment, is picked far more often than passing; an answer beyond the buffer
+ * is fetched with mt_legal_nth); passive: declines optional uses
  * (`may` -> no) and otherwise takes the answer with the fewest parameters;
- * heuristic: tries a sample of the legal answers on copies of the game and
+ * heuristic: tries up to BOT_SAMPLE answers (all, when there are no more;
+ * else draws of mt_sample, never the full list) on copies of the game and
  * keeps the one after which the rules' value `bot_value(f)` of the deciding
  * faction is highest (random when the rules define no such value). */
 typedef enum { BOT_RANDOM, BOT_PASSIVE, BOT_HEURISTIC, BOT_UNIFORM } bot_kind;

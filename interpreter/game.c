@@ -419,7 +419,9 @@ typedef struct enum_ctx {
   size_t cap, n;
   int action;
   int64_t args[MAX_PARAMS];
-  bool first; /* stop at the first legal answer (does one exist?) */
+  size_t stop; /* stop once this many legal answers are found (1: does one exist?); 0: never */
+  size_t only; /* with ONLY_ONE: keep just the answer of this index, in out[0] */
+  bool only_one;
 } enum_ctx;
 
 /* Guards that depend only on the parameters chosen so far: a refusal here
@@ -457,8 +459,8 @@ static void enum_params(enum_ctx *e, int i) {
   if (i == ar->nparams) {
     int64_t cost;
     if (!tail_ok(e, &cost)) return;
-    if (e->n < e->cap) {
-      mt_choice *c = &e->out[e->n];
+    if (e->only_one ? e->n == e->only : e->n < e->cap) {
+      mt_choice *c = &e->out[e->only_one ? 0 : e->n];
       c->action = e->action;
       c->nargs = ar->nparams;
       memcpy(c->args, e->args, sizeof e->args);
@@ -473,7 +475,7 @@ static void enum_params(enum_ctx *e, int i) {
   if (!param_domain_ex(e->g, e->action, i, e->args, &set, &lo, &hi, &range, &pile)) return;
   if (pile >= 0) { /* a pile's cards, top first */
     int n = board_pile_count(e->g->L, e->g->v.st, pile);
-    for (int k = n - 1; k >= 0 && !(e->first && e->n); k--) {
+    for (int k = n - 1; k >= 0 && !(e->stop && e->n >= e->stop); k--) {
       e->args[i] = board_pile_card(e->g->L, e->g->v.st, pile, k);
       if (prefix_ok(e, i)) enum_params(e, i + 1);
     }
@@ -481,13 +483,13 @@ static void enum_params(enum_ctx *e, int i) {
   }
   if (range) {
     if (hi - lo > 100000) hi = lo + 100000; /* a compact description would be needed beyond this */
-    for (int64_t x = lo; x <= hi && !(e->first && e->n); x++) {
+    for (int64_t x = lo; x <= hi && !(e->stop && e->n >= e->stop); x++) {
       e->args[i] = x;
       if (prefix_ok(e, i)) enum_params(e, i + 1);
     }
     return;
   }
-  for (int k = 0; k < 64 && !(e->first && e->n); k++)
+  for (int k = 0; k < 64 && !(e->stop && e->n >= e->stop); k++)
     if ((uint64_t)set >> k & 1u) {
       e->args[i] = k;
       if (prefix_ok(e, i)) enum_params(e, i + 1);
@@ -502,7 +504,7 @@ static bool completes(enum_ctx *e, int i) {
   sub.out = &tmp;
   sub.cap = 1;
   sub.n = 0;
-  sub.first = true;
+  sub.stop = 1;
   enum_params(&sub, i);
   return sub.n > 0;
 }
@@ -601,7 +603,7 @@ int mt_sample(mt_game *g, mt_rand_fn rnd, void *ctx, mt_choice *out) {
   case DEC_MAY: out->value = (int64_t)(rnd(ctx) % 2); return true;
   case DEC_ACT: {
     const program *p = &g->r->prog;
-    enum_ctx e = {g, NULL, 0, 0, 0, {0}, false};
+    enum_ctx e = {g, NULL, 0, 0, 0, {0}, 0, 0, false};
     int64_t cand[SAMPLE_MAX];
     int m = 0;
     for (int i = 0; i < p->nlist[vs->dec.list] && m < SAMPLE_MAX; i++)
@@ -629,7 +631,42 @@ int mt_sample(mt_game *g, mt_rand_fn rnd, void *ctx, mt_choice *out) {
   }
 }
 
-size_t mt_legal(mt_game *g, mt_choice *out, size_t cap) {
+static size_t legal(mt_game *g, mt_choice *out, size_t cap, size_t stop);
+
+size_t mt_legal(mt_game *g, mt_choice *out, size_t cap) { return legal(g, out, cap, 0); }
+
+size_t mt_legal_upto(mt_game *g, mt_choice *out, size_t cap) { return legal(g, out, cap, cap + 1); }
+
+int mt_legal_nth(mt_game *g, size_t k, mt_choice *out) {
+  vm_state *vs = g->v.vs;
+  if (vs->status != VM_WAITING) return 0;
+  if (vs->dec.kind != DEC_ACT) { /* a short list, or a range: no search */
+    if (vs->dec.kind == DEC_RANGE) {
+      if (vs->dec.hi < vs->dec.lo || k > (uint64_t)(vs->dec.hi - vs->dec.lo)) return 0;
+      *out = (mt_choice){.action = -1, .value = vs->dec.lo + (int64_t)k};
+      return 1;
+    }
+    mt_choice buf[64];
+    size_t n = legal(g, buf, 64, 0);
+    if (k >= n || k >= 64) return 0;
+    *out = buf[k];
+    return 1;
+  }
+  vm_memo_reset(&g->v);
+  const program *p = &g->r->prog;
+  enum_ctx e = {g, out, 1, 0, 0, {0}, k + 1, k, true};
+  for (int i = 0; i < p->nlist[vs->dec.list] && e.n <= k; i++) {
+    e.action = p->lists[vs->dec.list][i];
+    if (e.action < 0) continue;
+    e.args[0] = vs->dec.faction;
+    if (p->actions[e.action].nparams > 1 && !prefix_ok(&e, 0)) continue;
+    enum_params(&e, 1);
+  }
+  return e.n > k;
+}
+
+/* The legal answers into OUT (up to CAP); the count, or STOP when it stops there (0: never). */
+static size_t legal(mt_game *g, mt_choice *out, size_t cap, size_t stop) {
   vm_state *vs = g->v.vs;
   if (vs->status != VM_WAITING) return 0;
   vm_memo_reset(&g->v);
@@ -643,7 +680,7 @@ size_t mt_legal(mt_game *g, mt_choice *out, size_t cap) {
       }
     return n;
   case DEC_RANGE:
-    for (int64_t x = vs->dec.lo; x <= vs->dec.hi && x - vs->dec.lo <= 1000000; x++) {
+    for (int64_t x = vs->dec.lo; x <= vs->dec.hi && x - vs->dec.lo <= 1000000 && !(stop && n >= stop); x++) {
       if (n < cap) out[n] = (mt_choice){.action = -1, .value = x};
       n++;
     }
@@ -656,8 +693,8 @@ size_t mt_legal(mt_game *g, mt_choice *out, size_t cap) {
     return n;
   case DEC_ACT: {
     const program *p = &g->r->prog;
-    enum_ctx e = {g, out, cap, 0, 0, {0}, false};
-    for (int i = 0; i < p->nlist[vs->dec.list]; i++) {
+    enum_ctx e = {g, out, cap, 0, 0, {0}, stop, 0, false};
+    for (int i = 0; i < p->nlist[vs->dec.list] && !(stop && e.n >= stop); i++) {
       e.action = p->lists[vs->dec.list][i];
       if (e.action < 0) continue;
       e.args[0] = vs->dec.faction;

@@ -84,6 +84,13 @@ const mt_decision *mt_pending(mt_game *g);
 /* Up to CAP legal answers to the pending decision; returns how many there are
  * in all (may exceed CAP). */
 size_t mt_legal(mt_game *g, mt_choice *out, size_t cap);
+/* As mt_legal, but the listing stops after CAP + 1 answers: a result above
+ * CAP means "more than CAP" (the first CAP are in OUT), without the cost of
+ * listing them all. */
+size_t mt_legal_upto(mt_game *g, mt_choice *out, size_t cap);
+/* The K-th legal answer (0-based, in mt_legal's order) into OUT: 0 if there
+ * are not that many.  For a uniform pick among more answers than a buffer holds. */
+int mt_legal_nth(mt_game *g, size_t k, mt_choice *out);
 /* One legal answer drawn at random without listing them all: the action is
  * uniform among the actions that have a legal answer, then each parameter in
  * turn is uniform among the values that still lead to one.  Only the chosen

@@ -280,6 +280,19 @@ static void sampling_is_legal_and_level_by_level(void **s) {
   mt_choice legal[32];
   size_t n = mt_legal(g, legal, 32);
   assert_int_equal(n, 8); /* rest; go with d=0 (n 0), d=1 (n 0..1), d=3 (n 0..3, red has 3 fuel) */
+  /* the k-th answer alone, and a listing that stops early, agree with the full list */
+  for (size_t k = 0; k < n; k++) {
+    mt_choice one;
+    assert_int_equal(mt_legal_nth(g, k, &one), 1);
+    assert_true(same_choice(&one, &legal[k]));
+    assert_int_equal(one.value, legal[k].value);
+  }
+  mt_choice none_left;
+  assert_int_equal(mt_legal_nth(g, n, &none_left), 0);
+  mt_choice few[3];
+  assert_int_equal(mt_legal_upto(g, few, 3), 4); /* "more than 3" */
+  for (int k = 0; k < 3; k++) assert_true(same_choice(&few[k], &legal[k]));
+  assert_int_equal(mt_legal_upto(g, legal, 32), 8);
   uint64_t rng = 88172645463325252ull, before = mt_hash(g);
   int rest = 0, by_d[4] = {0}, by_n3[4] = {0};
   for (int k = 0; k < 6000; k++) {
