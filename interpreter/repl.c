@@ -708,21 +708,97 @@ static int cmd_run(repl *R, int argc, char **argv) {
   return 0;
 }
 
+/* The integer parameter of action A whose values `legal` gathers into
+ * ranges (the last one), or -1. */
+static int ranged_param(const program *p, int a) {
+  if (a < 0 || a >= p->nactions) return -1;
+  for (int i = p->actions[a].nparams - 1; i >= 1; i--)
+    if (p->actions[a].ptype[i] == TY_INT) return i;
+  return -1;
+}
+
+static bool same_but(const mt_choice *x, const mt_choice *y, int j) {
+  if (x->action != y->action || x->nargs != y->nargs) return false;
+  for (int i = 0; i < x->nargs; i++)
+    if (i != j && x->args[i] != y->args[i]) return false;
+  return true;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The text form of `legal`: answers that differ only in an action's integer
+ * parameter are one line, their values written as ranges ("ship f t 5
+ * 1..5 f"); a numeric decision is its range.  Returns the lines printed. */
+static size_t legal_lines(repl *R, const mt_choice *buf, size_t n) {
+  const program *p = &R->g->r->prog;
+  const mt_decision *d = mt_pending(R->g);
+  if (d->kind == MT_DEC_NUMBER && n > 0) {
+    say(R, "\n  %lld..%lld", (long long)buf[0].value, (long long)buf[n - 1].value);
+    return 1;
+  }
+  static bool used[4096];
+  static int64_t vals[4096];
+  memset(used, 0, sizeof used);
+  size_t lines = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (used[i]) continue;
+    used[i] = true;
+    int j = ranged_param(p, buf[i].action);
+    strbuf b = {0};
+    if (j < 0) {
+      char text[512];
+      mt_choice_format(R->g, &buf[i], text, sizeof text);
+      sb_puts(&b, text);
+    } else {
+      size_t nv = 0;
+      vals[nv++] = buf[i].args[j];
+      for (size_t k = i + 1; k < n; k++)
+        if (!used[k] && same_but(&buf[i], &buf[k], j)) used[k] = true, vals[nv++] = buf[k].args[j];
+      qsort(vals, nv, sizeof *vals, cmp_i64);
+      const action_rec *ar = &p->actions[buf[i].action];
+      sb_puts(&b, ar->name);
+      for (int a = 0; a < ar->nparams; a++) {
+        sb_putc(&b, ' ');
+        if (a != j) {
+          vm_format_value(&R->g->v, ar->ptype[a], buf[i].args[a], &b);
+          continue;
+        }
+        for (size_t k = 0; k < nv;) { /* runs of consecutive values */
+          size_t e = k;
+          while (e + 1 < nv && vals[e + 1] == vals[e] + 1) e++;
+          if (k) sb_putc(&b, ',');
+          if (e > k) sb_printf(&b, "%lld..%lld", (long long)vals[k], (long long)vals[e]);
+          else sb_printf(&b, "%lld", (long long)vals[k]);
+          k = e + 1;
+        }
+      }
+    }
+    if (lines < 200) say(R, "\n  %s", b.s ? b.s : "");
+    lines++;
+    sb_free(&b);
+  }
+  if (lines > 200) say(R, "\n  ... (%zu more lines)", lines - 200);
+  return lines;
+}
+
 static int cmd_legal(repl *R) {
   if (!mt_pending(R->g)) return fail(R, "no decision is pending");
   static mt_choice buf[4096];
   size_t n = mt_legal(R->g, buf, 4096);
   describe_pending(R);
-  say(R, "\n%zu legal answer%s", n, n == 1 ? "" : "s");
+  say(R, "\n%zu legal answer%s%s", n, n == 1 ? "" : "s", n > 4096 ? " (the first 4096 follow)" : "");
+  size_t shown = n < 4096 ? n : 4096;
+  legal_lines(R, buf, shown);
   sb_puts(&R->jextra, ",\"choices\":[");
-  for (size_t i = 0; i < n && i < 4096; i++) {
+  for (size_t i = 0; i < shown; i++) {
     char text[512];
     mt_choice_format(R->g, &buf[i], text, sizeof text);
-    if (i < 200) say(R, "\n  %s", text);
     sb_printf(&R->jextra, "%s", i ? "," : "");
     sb_json_str(&R->jextra, text);
   }
-  if (n > 200) say(R, "\n  ... (%zu more)", n - 200);
   sb_printf(&R->jextra, "],\"count\":%zu", n);
   return 0;
 }
