@@ -26,6 +26,12 @@ static void discard_diag(void *ud, diag_level level, const char *text) {
 
 static board_def *def;
 
+static uint64_t lcg(void *ctx) {
+  uint64_t *x = ctx;
+  *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+  return *x >> 11;
+}
+
 static void free_def(void) { board_def_free(def); }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -45,10 +51,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
   if (g) {
     int st = mt_start(g);
+    uint64_t rng = size;
     for (int i = 0; i < 64 && st == MT_WAITING; i++) {
       mt_choice c[8];
-      if (mt_legal(g, c, 8) == 0) break;
+      size_t n = mt_legal(g, c, 8);
+      if (n == 0) break;
+      /* odd steps: the sampler's answer, which must be one of the legal ones */
+      if (i % 2 && mt_sample(g, lcg, &rng, &c[0]) != 1) abort();
+      if (i % 4 == 3 && n > 1 && mt_legal_nth(g, n - 1, &c[0]) != 1) abort();
       st = mt_apply(g, &c[0], NULL);
+      if (st < 0) abort(); /* a legal answer refused */
     }
     if (st == MT_FAILED) (void)mt_error(g);
     mt_game_free(g);
