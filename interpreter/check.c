@@ -1174,7 +1174,7 @@ static void declare_action(chk *c, int rule, node *a) {
   node *params = a->kids[0];
   for (uint32_t i = 0; i < params->nkids && i < MAX_PARAMS; i++) {
     node *pa = params->kids[i];
-    r.dom_fn[i] = r.lo_fn[i] = r.hi_fn[i] = r.prefix_fn[i] = -1;
+    r.dom_fn[i] = r.lo_fn[i] = r.hi_fn[i] = r.prefix_fn[i] = r.nlo_fn[i] = r.nhi_fn[i] = -1;
     if (pa->kind != AST_PARAM) {
       diag_error(c->d, pa->span, "action parameters are typed: name: type [in domain]");
       r.ptype[r.nparams++] = TY_ERROR;

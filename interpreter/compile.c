@@ -984,27 +984,85 @@ static int max_slot(const node *n, int top) {
   return m;
 }
 
+/* The deepest input (parameter index, or nparams for the cost; -1 for
+ * none) of guard GR's suppression: its check's where-clause and those of the
+ * checks that supersede its rule. */
+static int suppression_need(const program *p, int ai, const guard_rec *gr) {
+  const action_rec *a = &p->actions[ai];
+  int need = -1;
+  if (gr->check >= 0 && p->checks[gr->check].ast->kids[1]) need = max_slot(p->checks[gr->check].ast->kids[1], a->nparams);
+  for (int k = 0; k < p->nchecks; k++) {
+    const check_rec *ck = &p->checks[k];
+    if (ck->action == ai && !p->rules[ck->rule].disabled && sema_supersedes(p, ck->rule, gr->rule)) {
+      int w = ck->ast->kids[1] ? max_slot(ck->ast->kids[1], a->nparams) : -1;
+      if (w > need) need = w;
+    }
+  }
+  return need;
+}
+
+/* A guard that bounds integer parameter I: `require x OP e` (a forbid
+ * inverts OP) with e reading only earlier parameters.  Sets *E and which
+ * bound it gives: x >= *E + *ADJ (LOWER) and/or x <= *E + *ADJ (UPPER). */
+typedef struct bound_shape {
+  node *e;
+  int adj;
+  bool lower, upper;
+} bound_shape;
+
+static bool guard_bound(const action_rec *a, const guard_rec *gr, int i, bound_shape *b) {
+  const node *n = gr->cond;
+  if (!n || n->kind != AST_BINARY || n->nkids != 2) return false;
+  int op = n->op;
+  node *x = n->kids[0], *e = n->kids[1];
+  bool is_x0 = x->kind == AST_NAME && x->op == REF_LOCAL && x->slot == i;
+  bool is_x1 = e->kind == AST_NAME && e->op == REF_LOCAL && e->slot == i;
+  if (is_x1 && !is_x0) { /* e OP x: mirror it to x OP' e */
+    node *t = x;
+    x = e, e = t;
+    op = op == '<' ? '>' : op == '>' ? '<' : op == BOP_LE ? BOP_GE : op == BOP_GE ? BOP_LE : op;
+  } else if (!is_x0) {
+    return false;
+  }
+  if (max_slot(e, a->nparams) >= i) return false;
+  if (gr->forbid) /* forbid x OP e == require x (not OP) e; forbid x == e leaves a hole: no bound */
+    op = op == '<' ? BOP_GE : op == BOP_LE ? '>' : op == '>' ? BOP_LE : op == BOP_GE ? '<' : 0;
+  *b = (bound_shape){e, 0, false, false};
+  switch (op) {
+  case '>': b->lower = true, b->adj = 1; break;
+  case BOP_GE: b->lower = true; break;
+  case '<': b->upper = true, b->adj = -1; break;
+  case BOP_LE: b->upper = true; break;
+  case BOP_EQ: b->lower = b->upper = true; break;
+  default: return false;
+  }
+  return true;
+}
+
+/* What emit_guards emits for each guard: the guard itself, or (NARROW) the
+ * bound it puts on parameter PARAM, folded into local ACC (the greatest
+ * lower bound when LOWER, else the least upper bound). */
+typedef struct narrow_ud {
+  int param, acc, tmp;
+  bool lower;
+} narrow_ud;
+
 /* Emits the guards of action A whose deepest input (parameter index, or
  * nparams for the cost; -1 for none) lies in LO..HI (all guards when
- * ALL), each with its suppression. */
-static void emit_guards(cg *c, int ai, int lo, int hi, bool all) {
+ * ALL), each with its suppression; with NW, only the guards bounding its
+ * parameter whose suppression reads earlier parameters, as bounds. */
+static void emit_guards(cg *c, int ai, int lo, int hi, bool all, const narrow_ud *nw) {
   program *p = c->p;
   action_rec *a = &p->actions[ai];
   for (int g = 0; g < a->nguards; g++) {
     guard_rec *gr = &a->guards[g];
-    if (!all) {
-      int need = max_slot(gr->cond, a->nparams);
-      if (gr->check >= 0 && p->checks[gr->check].ast->kids[1]) {
-        int w = max_slot(p->checks[gr->check].ast->kids[1], a->nparams);
-        if (w > need) need = w;
-      }
-      for (int k = 0; k < p->nchecks; k++) {
-        check_rec *ck = &p->checks[k];
-        if (ck->action == ai && !p->rules[ck->rule].disabled && sema_supersedes(p, ck->rule, gr->rule)) {
-          int w = ck->ast->kids[1] ? max_slot(ck->ast->kids[1], a->nparams) : -1;
-          if (w > need) need = w;
-        }
-      }
+    bound_shape bs = {0};
+    if (nw) {
+      if (!guard_bound(a, gr, nw->param, &bs) || (nw->lower ? !bs.lower : !bs.upper)) continue;
+      if (suppression_need(p, ai, gr) >= nw->param) continue;
+    } else if (!all) {
+      int need = max_slot(gr->cond, a->nparams), w = suppression_need(p, ai, gr);
+      if (w > need) need = w;
       if (need < lo || need > hi) continue;
     }
     c->span = gr->span;
@@ -1034,11 +1092,55 @@ static void emit_guards(cg *c, int ai, int lo, int hi, bool all) {
       op2(c, OP_CALL, p->checks[gr->check].where_fn, a->nparams + 1);
       skips[ns++] = jump(c, OP_JUMP_FALSE);
     }
-    expr(c, gr->cond);
-    if (gr->forbid) op0(c, OP_NOT);
-    op1(c, OP_GUARD, g);
+    if (nw) { /* acc = max(acc, e + adj) for a lower bound, min for an upper one */
+      expr(c, bs.e);
+      if (bs.adj) {
+        push_int(c, bs.adj);
+        op0(c, OP_ADD);
+      }
+      op1(c, OP_STORE, nw->tmp);
+      op1(c, OP_LOAD, nw->tmp);
+      op1(c, OP_LOAD, nw->acc);
+      op0(c, nw->lower ? OP_GT : OP_LT);
+      uint32_t j_keep = jump(c, OP_JUMP_FALSE);
+      op1(c, OP_LOAD, nw->tmp);
+      op1(c, OP_STORE, nw->acc);
+      patch(c, j_keep, here(c));
+    } else {
+      expr(c, gr->cond);
+      if (gr->forbid) op0(c, OP_NOT);
+      op1(c, OP_GUARD, g);
+    }
     for (int k = 0; k < ns; k++) patch(c, skips[k], here(c));
   }
+}
+
+/* The bound the guards put on integer parameter I of action AI (lower or
+ * upper): a pure function of the earlier parameters, or -1 when no guard
+ * bounds it.  Enumeration and sampling skip the values outside it, which
+ * those guards would refuse anyway; judging an answer still runs the guards,
+ * so refusals keep their rules. */
+static int narrow_func(cg *c, int ai, int i, bool lower) {
+  program *p = c->p;
+  action_rec *a = &p->actions[ai];
+  bool any = false;
+  for (int g = 0; g < a->nguards && !any; g++) {
+    bound_shape bs;
+    any = guard_bound(a, &a->guards[g], i, &bs) && (lower ? bs.lower : bs.upper) &&
+          suppression_need(p, ai, &a->guards[g]) < i;
+  }
+  if (!any) return -1;
+  int fn = new_func(c, what("bound of %s.%s from its guards (%s)", a->name, a->pname[i], lower ? "low" : "high"), a->rule,
+                    FN_PURE, i);
+  begin(c, fn, a->ast->slot, a->span);
+  narrow_ud nw = {i, temp(c), temp(c), lower};
+  push_int(c, lower ? INT64_MIN : INT64_MAX);
+  op1(c, OP_STORE, nw.acc);
+  emit_guards(c, ai, 0, 0, false, &nw);
+  op1(c, OP_LOAD, nw.acc);
+  op0(c, OP_RET);
+  end(c);
+  return fn;
 }
 
 static void action_funcs(cg *c, int ai) {
@@ -1059,6 +1161,10 @@ static void action_funcs(cg *c, int ai) {
       expr(c, dom->kids[1]);
       op0(c, OP_RET);
       end(c);
+      if (a->ptype[i] == TY_INT) {
+        a->nlo_fn[i] = narrow_func(c, ai, i, true);
+        a->nhi_fn[i] = narrow_func(c, ai, i, false);
+      }
     } else {
       a->dom_fn[i] = new_func(c, what("domain of %s.%s", a->name, a->pname[i]), a->rule, FN_PURE, i);
       begin(c, a->dom_fn[i], slots, dom->span);
@@ -1090,7 +1196,7 @@ static void action_funcs(cg *c, int ai) {
   /* the action's own rule must be in force (a cancelled ability cannot be used) */
   op1(c, OP_RULE_ACTIVE, a->rule);
   op1(c, OP_GUARD, -1);
-  emit_guards(c, ai, 0, 0, true);
+  emit_guards(c, ai, 0, 0, true, NULL);
   op0(c, OP_GUARD_RESULT);
   op0(c, OP_RET);
   end(c);
@@ -1106,7 +1212,7 @@ static void action_funcs(cg *c, int ai) {
       op1(c, OP_RULE_ACTIVE, a->rule);
       op1(c, OP_GUARD, -1);
     }
-    emit_guards(c, ai, i == 0 ? -1 : i, i, false);
+    emit_guards(c, ai, i == 0 ? -1 : i, i, false, NULL);
     op0(c, OP_GUARD_RESULT);
     op0(c, OP_RET);
     end(c);
@@ -1118,7 +1224,7 @@ static void action_funcs(cg *c, int ai) {
     op1(c, OP_RULE_ACTIVE, a->rule);
     op1(c, OP_GUARD, -1);
   }
-  emit_guards(c, ai, a->nparams == 1 ? -1 : a->nparams - 1, a->nparams, false);
+  emit_guards(c, ai, a->nparams == 1 ? -1 : a->nparams - 1, a->nparams, false, NULL);
   op0(c, OP_GUARD_RESULT);
   op0(c, OP_RET);
   end(c);

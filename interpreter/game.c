@@ -396,6 +396,17 @@ static bool param_domain_ex(mt_game *g, int a, int i, const int64_t *args, int64
   }
 }
 
+/* Narrows a range domain LO..HI of parameter I to the bounds its guards put
+ * on it (require n > high_bid, n <= max_bid(f)): values outside would be
+ * refused by those guards, so enumeration and sampling skip them.  A bound
+ * that cannot be computed narrows nothing (the guards still judge). */
+static void narrow_range(mt_game *g, int a, int i, const int64_t *args, int64_t *lo, int64_t *hi) {
+  const action_rec *ar = &g->r->prog.actions[a];
+  int64_t b;
+  if (ar->nlo_fn[i] >= 0 && vm_eval(&g->v, ar->nlo_fn[i], args, i, &b, NULL) && b > *lo) *lo = b;
+  if (ar->nhi_fn[i] >= 0 && vm_eval(&g->v, ar->nhi_fn[i], args, i, &b, NULL) && b < *hi) *hi = b;
+}
+
 /* Is X within parameter I's domain? */
 static bool in_domain(mt_game *g, int a, int i, const int64_t *args, int64_t x, bool *ok) {
   int64_t set = 0, lo = 0, hi = -1;
@@ -482,6 +493,7 @@ static void enum_params(enum_ctx *e, int i) {
     return;
   }
   if (range) {
+    narrow_range(e->g, e->action, i, e->args, &lo, &hi);
     if (hi - lo > 100000) hi = lo + 100000; /* a compact description would be needed beyond this */
     for (int64_t x = lo; x <= hi && !(e->stop && e->n >= e->stop); x++) {
       e->args[i] = x;
@@ -553,6 +565,7 @@ static bool sample_param(enum_ctx *e, int i, mt_rand_fn rnd, void *ctx, int64_t 
     int n = board_pile_count(e->g->L, e->g->v.st, pile);
     for (int k = 0; k < n && m < SAMPLE_MAX; k++) cand[m++] = board_pile_card(e->g->L, e->g->v.st, pile, k);
   } else if (range) {
+    narrow_range(e->g, e->action, i, e->args, &lo, &hi);
     if (hi - lo >= SAMPLE_MAX) { /* too many to hold: one pass, keeping each with the right chance */
       if (hi - lo > 100000) hi = lo + 100000;
       unsigned k = 0;

@@ -104,6 +104,7 @@ typedef struct action_rec {
   int dom_fn[MAX_PARAMS];   /* domain: set-valued function of earlier params, or -1 (whole type) */
   bool dom_pile[MAX_PARAMS]; /* the domain function gives a pile: its cards */
   int lo_fn[MAX_PARAMS], hi_fn[MAX_PARAMS]; /* range domains */
+  int nlo_fn[MAX_PARAMS], nhi_fn[MAX_PARAMS]; /* bounds of an int range from the guards (enumeration only), or -1 */
   node *cost;
   int cost_fn;       /* -1: no cost */
   int guard_fn;      /* params + cost -> bool; records failing guards */

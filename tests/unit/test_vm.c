@@ -325,6 +325,46 @@ static void sampling_is_legal_and_level_by_level(void **s) {
   mt_rules_free(r);
 }
 
+/* Guards of the form `require n > e` / `forbid n > e` (e reading earlier
+ * parameters only) narrow an integer range before it is listed: a range of a
+ * billion values with three legal ones lists three (a plain listing stops
+ * after 100001 values and would find none), and a refusal still names the
+ * guard's rule. */
+static void guards_narrow_ranges(void **s) {
+  (void)s;
+  const char *src = "action 1 \"wide\" wide(f: faction, k: int in 0..3, n: int in 0..1000000000) {\n"
+                    "  require n >= 999999990 + k because 2\n  forbid 999999999 < n - k because 3\n"
+                    "  require n != 999999995 because 3\n  effect { } }\n"
+                    "rule 2 \"floor\" { }\nrule 3 \"ceiling\" { }\n"
+                    "game 9 \"t\" { act red: wide }";
+  mt_rules *r = fx_compile(src);
+  if (!r) print_message("%s", fx_diag_text());
+  assert_non_null(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  mt_choice legal[64];
+  /* k = 0..3: n from 999999990 + k to 999999999 + k within the domain (10, 10, 9 and 8
+   * values), but never 999999995 */
+  assert_int_equal(mt_legal(g, legal, 64), 10 + 10 + 9 + 8 - 4);
+  assert_int_equal(legal[0].args[2], 999999990);
+  uint64_t rng = 5;
+  for (int i = 0; i < 50; i++) {
+    mt_choice c;
+    assert_int_equal(mt_sample(g, test_rand, &rng, &c), 1);
+    assert_in_range(c.args[2], 999999990 + c.args[1], 999999999 + c.args[1]);
+    assert_int_not_equal(c.args[2], 999999995);
+  }
+  mt_choice c;
+  mt_explain why;
+  assert_int_equal(mt_choice_parse(g, "wide red 1 5", &c, err, sizeof err), 0);
+  assert_int_equal(mt_apply(g, &c, &why), -1);
+  assert_int_equal(why.nreasons, 1);
+  assert_string_equal(why.rule[0], "2");
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
 static void runtime_errors_name_rules(void **s) {
   (void)s;
   expect_error("rule 4.2 \"divides\" { procedure d(n: int) { let x = 10 / n } }\ngame 9 \"t\" { run d(0) }",
@@ -493,6 +533,7 @@ int main(void) {
       cmocka_unit_test(actions_and_refusals),
       cmocka_unit_test(runtime_errors_name_rules),
       cmocka_unit_test(totals),
+      cmocka_unit_test(guards_narrow_ranges),
       cmocka_unit_test(computed_initial_values),
       cmocka_unit_test(sampling_is_legal_and_level_by_level),
       cmocka_unit_test(clone_and_resume),
