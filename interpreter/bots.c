@@ -97,20 +97,16 @@ bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out) {
     *out = buf[bot_rand(rng) % n];
     return true;
   }
-  size_t n = mt_legal(g, buf, BOT_CAP);
-  if (n == 0) return false;
-  const mt_decision *d = mt_pending(g);
   if (kind == BOT_PASSIVE) {
-    if (d->kind == MT_DEC_YESNO) {
+    const mt_decision *d = mt_pending(g);
+    if (d && d->kind == MT_DEC_YESNO) {
       *out = (mt_choice){.action = -1, .value = 0};
       return true;
     }
-    size_t best = 0;
-    for (size_t i = 1; i < n && i < BOT_CAP; i++)
-      if (buf[i].nargs < buf[best].nargs) best = i;
-    *out = buf[best];
-    return true;
+    return game_first_fewest(g, out);
   }
+  size_t n = mt_legal(g, buf, BOT_CAP);
+  if (n == 0) return false;
   size_t k = (size_t)(bot_rand(rng) % n); /* uniform over all the legal answers */
   if (k < BOT_CAP) *out = buf[k];
   else if (!mt_legal_nth(g, k, out)) return false;

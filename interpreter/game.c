@@ -650,6 +650,24 @@ size_t mt_legal(mt_game *g, mt_choice *out, size_t cap) { return legal(g, out, c
 
 size_t mt_legal_upto(mt_game *g, mt_choice *out, size_t cap) { return legal(g, out, cap, cap + 1); }
 
+bool game_first_fewest(mt_game *g, mt_choice *out) {
+  vm_state *vs = g->v.vs;
+  if (vs->status != VM_WAITING) return false;
+  if (vs->dec.kind != DEC_ACT) return legal(g, out, 1, 1) > 0;
+  vm_memo_reset(&g->v);
+  const program *p = &g->r->prog;
+  for (int np = 1; np <= MAX_PARAMS; np++)
+    for (int i = 0; i < p->nlist[vs->dec.list]; i++) {
+      enum_ctx e = {g, out, 1, 0, p->lists[vs->dec.list][i], {0}, 1, 0, false};
+      if (e.action < 0 || p->actions[e.action].nparams != np) continue;
+      e.args[0] = vs->dec.faction;
+      if (np > 1 && !prefix_ok(&e, 0)) continue;
+      enum_params(&e, 1);
+      if (e.n) return true;
+    }
+  return false;
+}
+
 int mt_legal_nth(mt_game *g, size_t k, mt_choice *out) {
   vm_state *vs = g->v.vs;
   if (vs->status != VM_WAITING) return 0;

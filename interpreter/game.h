@@ -47,6 +47,10 @@ int game_parse_action(const mt_game *g, const char *text, mt_choice *c, char *er
 int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, size_t errlen);
 bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err);
 bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty, strbuf *err);
+/* The first legal answer (in mt_legal's order) with the fewest parameters,
+ * found without listing the others: actions are tried from the fewest
+ * parameters up, each stopping at its first answer.  False if none. */
+bool game_first_fewest(mt_game *g, mt_choice *out);
 /* A message callback that appends to the strbuf passed as UD. */
 void game_capture(void *ud, int level, const char *text);
 

@@ -293,6 +293,11 @@ static void sampling_is_legal_and_level_by_level(void **s) {
   assert_int_equal(mt_legal_upto(g, few, 3), 4); /* "more than 3" */
   for (int k = 0; k < 3; k++) assert_true(same_choice(&few[k], &legal[k]));
   assert_int_equal(mt_legal_upto(g, legal, 32), 8);
+  /* the passive bot's answer: the first with the fewest parameters (rest, listed after go) */
+  mt_choice fewest;
+  assert_true(game_first_fewest(g, &fewest));
+  assert_int_equal(fewest.nargs, 1);
+  assert_true(same_choice(&fewest, &legal[7]));
   uint64_t rng = 88172645463325252ull, before = mt_hash(g);
   int rest = 0, by_d[4] = {0}, by_n3[4] = {0};
   for (int k = 0; k < 6000; k++) {
@@ -321,6 +326,7 @@ static void sampling_is_legal_and_level_by_level(void **s) {
   assert_true(mt_apply(g, &c, NULL) == MT_WAITING); /* the second decision: no legal answer */
   assert_int_equal(mt_legal(g, legal, 32), 0);
   assert_int_equal(mt_sample(g, test_rand, &rng, &c), 0);
+  assert_false(game_first_fewest(g, &c));
   mt_game_free(g);
   mt_rules_free(r);
 }
