@@ -407,6 +407,9 @@ static void narrow_range(mt_game *g, int a, int i, const int64_t *args, int64_t 
   if (ar->nhi_fn[i] >= 0 && vm_eval(&g->v, ar->nhi_fn[i], args, i, &b, NULL) && b < *hi) *hi = b;
 }
 
+/* Does LO..HI hold more than K + 1 values?  (Without overflow for any bounds.) */
+static bool wider_than(int64_t lo, int64_t hi, uint64_t k) { return hi > lo && (uint64_t)hi - (uint64_t)lo > k; }
+
 /* Is X within parameter I's domain? */
 static bool in_domain(mt_game *g, int a, int i, const int64_t *args, int64_t x, bool *ok) {
   int64_t set = 0, lo = 0, hi = -1;
@@ -494,7 +497,7 @@ static void enum_params(enum_ctx *e, int i) {
   }
   if (range) {
     narrow_range(e->g, e->action, i, e->args, &lo, &hi);
-    if (hi - lo > 100000) hi = lo + 100000; /* a compact description would be needed beyond this */
+    if (wider_than(lo, hi, 100000)) hi = lo + 100000; /* a compact description would be needed beyond this */
     for (int64_t x = lo; x <= hi && !(e->stop && e->n >= e->stop); x++) {
       e->args[i] = x;
       if (prefix_ok(e, i)) enum_params(e, i + 1);
@@ -566,8 +569,8 @@ static bool sample_param(enum_ctx *e, int i, mt_rand_fn rnd, void *ctx, int64_t 
     for (int k = 0; k < n && m < SAMPLE_MAX; k++) cand[m++] = board_pile_card(e->g->L, e->g->v.st, pile, k);
   } else if (range) {
     narrow_range(e->g, e->action, i, e->args, &lo, &hi);
-    if (hi - lo >= SAMPLE_MAX) { /* too many to hold: one pass, keeping each with the right chance */
-      if (hi - lo > 100000) hi = lo + 100000;
+    if (wider_than(lo, hi, SAMPLE_MAX - 1)) { /* too many to hold: one pass, keeping each with the right chance */
+      if (wider_than(lo, hi, 100000)) hi = lo + 100000;
       unsigned k = 0;
       for (int64_t x = lo; x <= hi; x++)
         if (value_leads(e, i, x, &c) && keep(rnd, ctx, &k)) *pick = x, *cost = c;
@@ -608,7 +611,7 @@ int mt_sample(mt_game *g, mt_rand_fn rnd, void *ctx, mt_choice *out) {
     return k > 0;
   }
   case DEC_RANGE: {
-    int64_t hi = vs->dec.hi - vs->dec.lo > 1000000 ? vs->dec.lo + 1000000 : vs->dec.hi;
+    int64_t hi = wider_than(vs->dec.lo, vs->dec.hi, 1000000) ? vs->dec.lo + 1000000 : vs->dec.hi;
     if (hi < vs->dec.lo) return false;
     out->value = vs->dec.lo + (int64_t)(rnd(ctx) % (uint64_t)(hi - vs->dec.lo + 1));
     return true;
@@ -673,7 +676,7 @@ int mt_legal_nth(mt_game *g, size_t k, mt_choice *out) {
   if (vs->status != VM_WAITING) return 0;
   if (vs->dec.kind != DEC_ACT) { /* a short list, or a range: no search */
     if (vs->dec.kind == DEC_RANGE) {
-      if (vs->dec.hi < vs->dec.lo || k > (uint64_t)(vs->dec.hi - vs->dec.lo)) return 0;
+      if (vs->dec.hi < vs->dec.lo || k > (uint64_t)vs->dec.hi - (uint64_t)vs->dec.lo) return 0;
       *out = (mt_choice){.action = -1, .value = vs->dec.lo + (int64_t)k};
       return 1;
     }

@@ -369,6 +369,19 @@ static void guards_narrow_ranges(void **s) {
   assert_string_equal(why.rule[0], "2");
   mt_game_free(g);
   mt_rules_free(r);
+  /* the widest range there is: no overflow, and an equality narrows it to one value */
+  r = fx_compile("action 1 \"pick\" pick(f: faction, n: int in -1000000000000 * 9000000..1000000000000 * 9000000) {\n"
+                 "  require n == 7 because 2\n effect { } }\nrule 2 \"seven\" { }\ngame 9 \"t\" { act red: pick }");
+  if (!r) print_message("%s", fx_diag_text());
+  assert_non_null(r);
+  g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  assert_int_equal(mt_legal(g, legal, 64), 1);
+  assert_int_equal(legal[0].args[1], 7);
+  assert_int_equal(mt_sample(g, test_rand, &rng, &c), 1);
+  assert_int_equal(c.args[1], 7);
+  mt_game_free(g);
+  mt_rules_free(r);
 }
 
 static void runtime_errors_name_rules(void **s) {
