@@ -884,9 +884,26 @@ static void declare_event(chk *c, node *e) {
   VEC_PUSH(c->p->events, c->p->nevents, c->p->capevents, r);
 }
 
-static bool is_constant_init(const node *n) {
+/* An initialiser judged at its declaration: a literal, or a name (a constant,
+ * or an earlier variable read when the game is created). */
+static bool literal_or_name(const node *n) {
   return n->kind == AST_INT || n->kind == AST_BOOL || n->kind == AST_NONE ||
          (n->kind == AST_UNARY && n->op == BOP_NEG && n->kids[0]->kind == AST_INT) || n->kind == AST_NAME;
+}
+
+/* A variable with a computed initial value that N reads directly and that is
+ * computed at or after variable SELF (so it would still hold its default),
+ * or NULL. */
+static const node *reads_later_computed(const program *p, const node *n, int self) {
+  if (!n) return NULL;
+  bool var = (n->kind == AST_NAME && n->op == REF_VAR) ||
+             (n->kind == AST_CALL && (n->op == CALL_VAR || n->op == CALL_TOTAL));
+  if (var && n->sym >= self && p->vars[n->sym].init_computed) return n;
+  for (uint32_t i = 0; i < n->nkids; i++) {
+    const node *k = reads_later_computed(p, n->kids[i], self);
+    if (k) return k;
+  }
+  return NULL;
 }
 
 static void declare_var(chk *c, node *v) {
@@ -927,11 +944,9 @@ static void declare_var(chk *c, node *v) {
   node *init = ast_kid(v, 2);
   r.init = init;
   r.init_fn = -1;
-  if (init && !is_constant_init(init)) {
-    /* computed when the game is created: checked with the rules' bodies, when values are known */
-    if (r.nparams > 0) diag_error(c->d, init->span, "a variable with indices starts at a constant; set its cells in a step");
-    else r.init_computed = true;
-  } else if (init) {
+  /* an expression is computed when the game is created, checked with the rules' bodies (values are known then) */
+  bool computed = init && !literal_or_name(init);
+  if (init && !computed) {
     begin_fn(c, FN_PURE);
     int t = check_expr(c, init, r.type);
     if (!compatible(r.type, t)) diag_error(c->d, init->span, "%s holds %s, not %s", v->name, TN(r.type), TN(t));
@@ -940,12 +955,13 @@ static void declare_var(chk *c, node *v) {
     else if (init->kind == AST_NONE) r.init_value = -1;
     else if (init->kind == AST_NAME && init->op == REF_CONST) r.init_value = init->ival;
     else if (init->kind == AST_UNARY && init->op == BOP_NEG && init->kids[0]->kind == AST_INT) r.init_value = -init->kids[0]->ival;
-    else if (init->kind == AST_NAME && t != TY_ERROR) { /* another variable: read when the game is created */
-      if (r.nparams > 0) diag_error(c->d, init->span, "a variable with indices starts at a constant; set its cells in a step");
-      else r.init_computed = true;
-    }
+    else if (t != TY_ERROR) computed = true; /* another variable, read when the game is created */
   } else if (is_entity(r.type)) {
     r.init_value = -1;
+  }
+  if (computed) {
+    if (r.nparams > 0) diag_error(c->d, init->span, "a variable with indices starts at a constant; set its cells in a step");
+    else r.init_computed = true;
   }
   if (r.init_value < INT32_MIN || r.init_value > INT32_MAX) diag_error(c->d, v->span, "initial value out of range");
   r.board_var = -1;
@@ -1387,6 +1403,10 @@ bool sema_check(program *p, diag *d, arena *a) {
     begin_fn(&c, FN_PURE);
     int t = check_expr(&c, vr->init, vr->type);
     if (!compatible(vr->type, t)) diag_error(d, vr->init->span, "%s holds %s, not %s", vr->name, TN(vr->type), TN(t));
+    const node *later = reads_later_computed(p, vr->init, i);
+    if (later)
+      diag_error(d, later->span, "the initial value of '%s' reads '%s', which is computed %s: declare '%s' first", vr->name,
+                 p->vars[later->sym].name, later->sym == i ? "by this very expression" : "after it", p->vars[later->sym].name);
     vr->init_nlocals = c.nslots;
   }
   /* pass 2: bodies */

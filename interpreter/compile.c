@@ -176,6 +176,22 @@ static void block(cg *c, node *b);
 
 typedef void (*emit_fn)(cg *c, void *ud);
 
+/* A loop's body begins: `break` statements in it are collected from here. */
+static int loop_open(cg *c) {
+  int mark = c->nbreaks;
+  c->break_mark[c->loop_depth++ & 63] = mark;
+  return mark;
+}
+
+/* A loop's body ends: jump back to TOP; the exit test J_END and every
+ * `break` of the body land after the loop. */
+static void loop_close(cg *c, uint32_t top, uint32_t j_end, int mark) {
+  op1(c, OP_JUMP, (int32_t)top);
+  patch(c, j_end, here(c));
+  c->loop_depth--;
+  while (c->nbreaks > mark) patch(c, c->breaks[--c->nbreaks], here(c));
+}
+
 /* Iterates the set in local SET_SLOT (consumed), binding X; when KEY is given
  * the members come in ascending key order (ties by index).  WHERE filters.
  * BODY runs for each member; `break` jumps to the end. */
@@ -249,13 +265,9 @@ static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn
     expr(c, where);
     op1(c, OP_JUMP_FALSE, (int32_t)top);
   }
-  int mark = c->nbreaks;
-  c->break_mark[c->loop_depth++ & 63] = mark;
+  int mark = loop_open(c);
   body(c, ud);
-  op1(c, OP_JUMP, (int32_t)top);
-  patch(c, j_end, here(c));
-  c->loop_depth--;
-  while (c->nbreaks > mark) patch(c, c->breaks[--c->nbreaks], here(c));
+  loop_close(c, top, j_end, mark);
 }
 
 /* Iterates a range, a pile or a set expression ITER, binding local X. */
@@ -276,18 +288,14 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
       expr(c, where);
       j_skip = jump(c, OP_JUMP_FALSE);
     }
-    int mark = c->nbreaks;
-    c->break_mark[c->loop_depth++ & 63] = mark;
+    int mark = loop_open(c);
     body(c, ud);
     if (where) patch(c, j_skip, here(c));
     op1(c, OP_LOAD, x);
     push_int(c, 1);
     op0(c, OP_ADD);
     op1(c, OP_STORE, x);
-    op1(c, OP_JUMP, (int32_t)top);
-    patch(c, j_end, here(c));
-    c->loop_depth--;
-    while (c->nbreaks > mark) patch(c, c->breaks[--c->nbreaks], here(c));
+    loop_close(c, top, j_end, mark);
     return;
   }
   if (iter->ty == TY_PILE) { /* top card first */
@@ -316,13 +324,9 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
       expr(c, where);
       op1(c, OP_JUMP_FALSE, (int32_t)top);
     }
-    int mark = c->nbreaks;
-    c->break_mark[c->loop_depth++ & 63] = mark;
+    int mark = loop_open(c);
     body(c, ud);
-    op1(c, OP_JUMP, (int32_t)top);
-    patch(c, j_end, here(c));
-    c->loop_depth--;
-    while (c->nbreaks > mark) patch(c, c->breaks[--c->nbreaks], here(c));
+    loop_close(c, top, j_end, mark);
     return;
   }
   int s = temp(c);

@@ -12,7 +12,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <stdlib.h>
 
 #include "check.h"
 #include "opcodes.h"
@@ -248,10 +247,8 @@ static int var_index(vm *v, const var_rec *vr, const int64_t *args, int *inst, i
  * vm_profile_report prints the heaviest (for tuning rules and the engine). */
 #ifdef MT_PROFILE
 static uint64_t prof_count[1 << 16];
-static uint64_t callers[1 << 16];
 #define PROFILE() (prof_count[F->fn & 0xffff]++)
 void vm_profile_report(const program *p) {
-  for (int i = 0; i < p->nfuncs; i++) if (callers[i] > 1000) fprintf(stderr, "CALLER %8llu %s\n", (unsigned long long)callers[i], p->funcs[i].what);
   for (int k = 0; k < 40; k++) {
     int best = -1;
     for (int i = 0; i < p->nfuncs && i < (1 << 16); i++)
@@ -407,10 +404,6 @@ dispatch:
   CASE(CALL) {
     int fn = A_, n = B_;
     const func_rec *f = &p->funcs[fn];
-#ifdef MT_PROFILE
-    { static int target = -2; if (target == -2) { target = -1; for (int q = 0; q < p->nfuncs; q++) if (!strcmp(p->funcs[q].what, getenv("MT_CALLEE") ? getenv("MT_CALLEE") : "")) target = q; }
-      if (fn == target) callers[F->fn & 0xffff]++; }
-#endif
     int memo_slot = -1;
     if (R->scratch && f->memo && v->memo && n <= MAX_PARAMS) {
       uint64_t h = (uint64_t)(uint32_t)fn * 0x9e3779b97f4a7c15ull;

@@ -63,6 +63,10 @@ static void types_and_arity(void **s) {
   rejects_with("var v(f: faction): int = count(factions)\n", "a variable with indices starts at a constant");
   rejects_with("var v: int = {red}\n", "v holds int, not set of faction");
   rejects_with("var v: int = random(3)\n", "has an effect and cannot be used");
+  /* computed in declaration order: reading a later (or the same) computed one is refused */
+  rejects_with("var a: int = b + 1\nvar b: int = count(factions)\n", "the initial value of 'a' reads 'b', which is computed after it: declare 'b' first");
+  rejects_with("var a: int = a + 1\n", "reads 'a', which is computed by this very expression");
+  mt_rules_free(accepts("var b: int = count(factions)\nvar a: int = b + total(fuel)\nvar c: int = a\n"));
   /* total(NAME) sums an integer variable over all its indices */
   mt_rules_free(accepts("var w(t: territory, s: sector): int = 0\nvalue 1 \"v\" v(): int = total(fuel) + total(w)\n"));
   rejects_with("value 1 \"v\" v(): int = total(fule)\n", "unknown integer variable 'fule' (did you mean 'fuel'?)");
