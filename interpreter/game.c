@@ -47,6 +47,11 @@ static void list_rules(const char *dir, char ***list, int *n, int *cap) {
  * R's diag (files FIRST..); frees R and returns NULL on errors. */
 static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
   size_t nsrc = (size_t)r->nsources;
+  r->advanced = so->advanced;
+  strbuf vl = {0};
+  sb_puts(&vl, "");
+  for (int i = 0; i < so->nvariants; i++) sb_printf(&vl, "%s%s", i ? "," : "", so->variants[i]);
+  r->variant_list = sb_take(&vl);
   r->trees = mt_calloc(nsrc + 1, sizeof *r->trees);
   for (size_t i = 0; i < nsrc; i++) r->trees[r->ntrees++] = ast_parse(&r->arena, r->d, r->source_ids[i], NULL);
   /* a variant given as a file applies every variant that file declares */
@@ -83,6 +88,7 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
                              const size_t *lens, int n, const char *const *variants, int nvariants, int advanced,
                              mt_message_fn fn, void *ud) {
   mt_rules *r = mt_calloc(1, sizeof *r);
+  r->refs = 1;
   r->message = fn;
   r->message_ud = ud;
   r->d = diag_new(sink, r);
@@ -97,10 +103,12 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
 
 mt_rules *mt_rules_load(const mt_load *o) {
   mt_rules *r = mt_calloc(1, sizeof *r);
+  r->refs = 1;
   r->message = o->message;
   r->message_ud = o->message_ud;
   r->d = diag_new(sink, r);
   const char *comp = o->components ? o->components : ".";
+  r->components = mt_strdup(comp);
   r->def = data_load_dir(comp, r->d);
   if (!r->def) {
     mt_rules_free(r);
@@ -141,13 +149,21 @@ mt_rules *mt_rules_load(const mt_load *o) {
   return compile_sources(r, &so);
 }
 
+const mt_rules *game_rules_retain(const mt_rules *r) {
+  ((mt_rules *)(uintptr_t)r)->refs++;
+  return r;
+}
+
+/* Drops one reference; the last one frees the rule set. */
 void mt_rules_free(mt_rules *r) {
-  if (!r) return;
+  if (!r || --r->refs > 0) return;
   sema_free(&r->prog);
   if (r->def && !r->def_borrowed) board_def_free(r->def);
   mt_free(r->trees);
   mt_free(r->source_ids);
   mt_free(r->variant_file);
+  mt_free(r->components);
+  mt_free(r->variant_list);
   arena_free(&r->arena);
   diag_free(r->d);
   mt_free(r);
@@ -193,7 +209,7 @@ static void bind(mt_game *g) {
 /* A game over layout L and state block ST (both taken). */
 static mt_game *game_take(const mt_rules *r, board_layout *L, unsigned char *st) {
   mt_game *g = mt_calloc(1, sizeof *g);
-  g->r = r;
+  g->r = game_rules_retain(r);
   g->L = L;
   g->owns_layout = true;
   g->size = L->size;
@@ -278,6 +294,7 @@ void mt_game_free(mt_game *g) {
   mt_free(g->block);
   mt_free(g->v.memo);
   sb_free(&g->errtext);
+  mt_rules_free((mt_rules *)(uintptr_t)g->r);
   mt_free(g);
 }
 
@@ -967,7 +984,7 @@ int mt_choice_parse(const mt_game *g, const char *text, mt_choice *c, char *err,
 
 mt_game *mt_clone(const mt_game *g) {
   mt_game *c = mt_calloc(1, sizeof *c);
-  c->r = g->r;
+  c->r = game_rules_retain(g->r);
   c->L = g->L;
   /* the layout is shared, reference-counted */
   mt_game *gg = (mt_game *)(uintptr_t)g;

@@ -22,6 +22,11 @@ struct mt_rules {
   int ntrees;
   mt_message_fn message;
   void *message_ud;
+  /* how it was made, so that a game built on it can be made again */
+  char *components;   /* the pack's directory (mt_rules_load), or NULL */
+  char *variant_list; /* the variants applied, comma-separated ("" for none) */
+  bool advanced;
+  int refs; /* holders: whoever created it, plus every game built on it (mt_rules_free drops one) */
 };
 
 struct mt_game {
@@ -51,6 +56,9 @@ bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty,
  * found without listing the others: actions are tried from the fewest
  * parameters up, each stopping at its first answer.  False if none. */
 bool game_first_fewest(mt_game *g, mt_choice *out);
+/* Takes one more reference to R (released by mt_rules_free): games hold
+ * their rules, so freeing the rules while games built on them live is safe. */
+const mt_rules *game_rules_retain(const mt_rules *r);
 /* A message callback that appends to the strbuf passed as UD. */
 void game_capture(void *ud, int level, const char *text);
 

@@ -87,18 +87,26 @@ static void on_fired(void *ud, int fn) {
   sb_printf(&R->fired, "  %s (%s): %s\n", rr->id, rr->title ? rr->title : "", f->what);
 }
 
+/* Makes G the current game.  The console's rule set is always the current
+ * game's: a game kept by undo, a branch or a load may be built on rules that
+ * an earlier `new` replaced (games hold their rules, so those are alive). */
 static void attach(repl *R, mt_game *g) {
+  if (g->r != R->r) {
+    mt_rules *keep = (mt_rules *)(uintptr_t)game_rules_retain(g->r);
+    mt_rules_free(R->r);
+    R->r = keep;
+    R->advanced = keep->advanced;
+    snprintf(R->varbuf, sizeof R->varbuf, "%s", keep->variant_list ? keep->variant_list : "");
+    R->nvariants = 0;
+    for (char *t = strtok(R->varbuf, ","); t && R->nvariants < 32; t = strtok(NULL, ",")) R->variants[R->nvariants++] = t;
+  }
   mt_game_set_log(g, narrate, R);
   g->v.fired = on_fired;
   g->v.fired_ud = R;
 }
 
 static void vsay(repl *R, const char *fmt, va_list ap) MT_PRINTF(2, 0);
-static void vsay(repl *R, const char *fmt, va_list ap) {
-  char buf[2048];
-  vsnprintf(buf, sizeof buf, fmt, ap);
-  sb_puts(&R->out, buf);
-}
+static void vsay(repl *R, const char *fmt, va_list ap) { sb_vprintf(&R->out, fmt, ap); }
 
 static void say(repl *R, const char *fmt, ...) MT_PRINTF(2, 3);
 static void say(repl *R, const char *fmt, ...) {
@@ -168,11 +176,35 @@ static int need_card(repl *R, const char *w, int *k) {
   return rc;
 }
 
+/* A whole decimal number that fits 64 bits (no other check). */
 static bool parse_int(const char *w, long long *v) {
   char *end;
   errno = 0;
   *v = strtoll(w, &end, 10);
-  return *w && !*end && !errno && *v > -1000000000 && *v < 1000000000;
+  return *w && !*end && !errno;
+}
+
+/* W as a number in LO..HI for WHAT; otherwise the command fails saying which. */
+static int parse_number(repl *R, const char *what, const char *w, long long lo, long long hi, long long *v) {
+  char *end;
+  errno = 0;
+  long long x = strtoll(w, &end, 10);
+  if (!*w || *end) return fail(R, "%s must be a whole number, not '%s'", what, w);
+  if (errno == ERANGE || x < lo || x > hi) return fail(R, "%s %s is out of range (%lld..%lld)", what, w, lo, hi);
+  *v = x;
+  return 0;
+}
+
+/* W as an unsigned 64-bit number (seeds: every value simulate prints). */
+static int parse_u64(repl *R, const char *what, const char *w, unsigned long long *v) {
+  char *end;
+  errno = 0;
+  if (!*w || *w == '-' || *w == '+') return fail(R, "%s must be a whole number from 0 to %llu, not '%s'", what, (unsigned long long)UINT64_MAX, w);
+  unsigned long long x = strtoull(w, &end, 10);
+  if (*end) return fail(R, "%s must be a whole number from 0 to %llu, not '%s'", what, (unsigned long long)UINT64_MAX, w);
+  if (errno == ERANGE) return fail(R, "%s %s is out of range (0..%llu)", what, w, (unsigned long long)UINT64_MAX);
+  *v = x;
+  return 0;
 }
 
 static int need_game(repl *R) {
@@ -193,6 +225,7 @@ static int section_arg(repl *R, int a, const char *w, int *sec) {
   }
   long long s;
   if (!parse_int(w, &s)) return fail(R, "'%s' is not a sector number", w);
+  if (s < INT32_MIN || s > INT32_MAX) return fail(R, "%s does not lie in sector %lld", ar->id, s);
   *sec = board_section_of(DEF(R), a, (int)s);
   if (*sec < 0) return fail(R, "%s does not lie in sector %lld", ar->id, s);
   return 0;
@@ -266,71 +299,131 @@ static int seek_phase(repl *R, int ph) {
 
 /* ---- commands ------------------------------------------------------------------ */
 
-static int load_rules(repl *R) {
+/* Compiles the pack with the given variants and ruleset; NULL (reported) on errors. */
+static mt_rules *compile_pack(repl *R, const char *const *variants, int nvariants, int advanced) {
   mt_load L = {0};
   L.components = R->components;
-  L.variants = R->variants;
-  L.nvariants = R->nvariants;
-  L.advanced = R->advanced;
+  L.variants = variants;
+  L.nvariants = nvariants;
+  L.advanced = advanced;
   L.message = message;
   L.message_ud = R;
+  mt_rules *r = mt_rules_load(&L);
+  if (!r) fail(R, "the rule set does not compile");
+  return r;
+}
+
+static int load_rules(repl *R) {
+  mt_rules *r = compile_pack(R, R->variants, R->nvariants, R->advanced);
+  if (!r) return -1;
   mt_rules_free(R->r);
-  R->r = mt_rules_load(&L);
-  if (!R->r) return fail(R, "the rule set does not compile");
+  R->r = r;
   return 0;
 }
 
+/* Splits a comma-separated list of names into OUT (at most CAP); an empty
+ * list or an empty name is an error naming WHAT. */
+static int split_list(repl *R, char *list, const char *what, char **out, int cap) {
+  int n = 0;
+  for (char *t = list;;) {
+    char *comma = strchr(t, ',');
+    if (comma) *comma = 0;
+    if (!*t) return fail(R, "%s= has an empty name in its list", what);
+    if (n == cap) return fail(R, "%s= lists more than %d names", what, cap);
+    out[n++] = t;
+    if (!comma) break;
+    t = comma + 1;
+  }
+  return n;
+}
+
+static void remember(repl *R, mt_game *before);
+
+/* new [factions=a,b] [ruleset=basic|advanced] [variants=v,w] [seed=N] [turns=N]:
+ * everything is checked and built before the current game is replaced, so a
+ * failed `new` changes nothing; `undo` returns to the game it replaced. */
 static int cmd_new(repl *R, int argc, char **argv) {
-  const char *fac[BOARD_MAX_FACTIONS];
-  int nf = 0;
-  char facbuf[512] = "";
-  long long seed = 1, turns = -1;
-  int advanced = 0;
-  bool reload = !R->r;
+  char facbuf[512] = "", varbuf[1024] = "";
+  bool have_fac = false, have_var = false;
+  unsigned long long seed = 1;
+  long long turns = -1;
+  int advanced = R->r ? R->advanced : 0;
   for (int i = 1; i < argc; i++) {
     char *eq = strchr(argv[i], '=');
     if (!eq) return fail(R, "new takes key=value arguments (factions=, ruleset=, variants=, seed=, turns=)");
     *eq = 0;
     const char *k = argv[i], *v = eq + 1;
-    if (!strcmp(k, "factions")) snprintf(facbuf, sizeof facbuf, "%s", v);
-    else if (!strcmp(k, "ruleset")) {
+    if (!strcmp(k, "factions")) {
+      if (strlen(v) >= sizeof facbuf) return fail(R, "factions= is too long");
+      snprintf(facbuf, sizeof facbuf, "%s", v);
+      have_fac = true;
+    } else if (!strcmp(k, "ruleset")) {
       if (strcmp(v, "basic") && strcmp(v, "advanced")) return fail(R, "ruleset is basic or advanced");
       advanced = !strcmp(v, "advanced");
     } else if (!strcmp(k, "variants")) {
-      snprintf(R->varbuf, sizeof R->varbuf, "%s", v);
-      R->nvariants = 0;
-      for (char *t = strtok(R->varbuf, ","); t && R->nvariants < 32; t = strtok(NULL, ",")) R->variants[R->nvariants++] = t;
-      reload = true;
+      if (strlen(v) >= sizeof varbuf) return fail(R, "variants= is too long");
+      snprintf(varbuf, sizeof varbuf, "%s", v);
+      have_var = true;
     } else if (!strcmp(k, "seed")) {
-      if (!parse_int(v, &seed) || seed < 0) return fail(R, "seed must be a number");
+      if (parse_u64(R, "seed", v, &seed) < 0) return -1;
     } else if (!strcmp(k, "turns")) {
-      if (!parse_int(v, &turns) || turns < 1) return fail(R, "turns must be a positive number");
+      if (parse_number(R, "turns", v, 1, 1000, &turns) < 0) return -1;
     } else {
       return fail(R, "unknown setting '%s' (factions, ruleset, variants, seed, turns)", k);
     }
   }
-  if (advanced != R->advanced) reload = true;
-  R->advanced = advanced;
-  mt_game_free(R->g);
-  R->g = NULL;
-  if (reload && load_rules(R) < 0) return -1;
-  for (char *t = strtok(facbuf, ","); t && nf < BOARD_MAX_FACTIONS; t = strtok(NULL, ",")) {
-    int f;
-    if (need_faction(R, t, &f) < 0) return -1;
-    fac[nf++] = DEF(R)->factions[f].id;
+  char *vnames[32];
+  int nv = 0;
+  if (have_var && *varbuf && (nv = split_list(R, varbuf, "variants", vnames, 32)) < 0) return -1;
+  char *fnames[BOARD_MAX_FACTIONS];
+  int nf = 0;
+  if (have_fac && (nf = split_list(R, facbuf, "factions", fnames, BOARD_MAX_FACTIONS)) < 0) return -1;
+  /* the rule set: the current one unless the ruleset or the variants change */
+  mt_rules *r = R->r;
+  bool fresh = !r || advanced != R->advanced || have_var;
+  if (fresh) {
+    r = have_var ? compile_pack(R, (const char *const *)vnames, nv, advanced)
+                 : compile_pack(R, R->variants, R->nvariants, advanced);
+    if (!r) return -1;
+  }
+  const char *fac[BOARD_MAX_FACTIONS];
+  for (int i = 0; i < nf; i++) {
+    int f = board_faction_index(r->def, fnames[i]);
+    for (size_t a = 0; f < 0 && a < sizeof aliases / sizeof *aliases; a++)
+      if (!strcmp(fnames[i], aliases[a][0])) f = board_faction_index(r->def, aliases[a][1]);
+    if (f < 0) {
+      const char *c[BOARD_MAX_FACTIONS];
+      int n = r->def->nfactions < BOARD_MAX_FACTIONS ? r->def->nfactions : BOARD_MAX_FACTIONS;
+      for (int j = 0; j < n; j++) c[j] = r->def->factions[j].id;
+      const char *sug = diag_suggest(fnames[i], c, (size_t)n);
+      fail(R, "unknown faction '%s'%s%s%s", fnames[i], sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+      if (fresh) mt_rules_free(r);
+      return -1;
+    }
+    for (int j = 0; j < i; j++)
+      if (!strcmp(fac[j], r->def->factions[f].id)) {
+        fail(R, "faction '%s' is listed twice", fac[j]);
+        if (fresh) mt_rules_free(r);
+        return -1;
+      }
+    fac[i] = r->def->factions[f].id;
   }
   char err[256];
-  R->g = mt_game_new(R->r, nf ? fac : NULL, nf, (uint64_t)seed, err, sizeof err);
-  if (!R->g) return fail(R, "%s", err);
-  attach(R, R->g);
-  R->bot_rng = (uint64_t)seed ^ 0x626f74ull;
+  mt_game *g = mt_game_new(r, nf ? fac : NULL, nf, (uint64_t)seed, err, sizeof err);
+  if (fresh) mt_rules_free(r); /* the game holds it now (or it is gone with the failure) */
+  if (!g) return fail(R, "%s", err);
   if (turns > 0) {
-    const program *p = &R->r->prog;
+    const program *p = &g->r->prog;
     for (int i = 0; i < p->nvars; i++)
       if (!strcmp(p->vars[i].name, "game_length"))
-        board_var_set(LAY(R), ST(R), p->vars[i].board_var, 0, 0, (int32_t)turns);
+        board_var_set(g->L, g->v.st, p->vars[i].board_var, 0, 0, (int32_t)turns);
   }
-  say(R, "new game: %d factions, seed %lld", R->g->L->nf, seed);
+  /* the old game goes to the undo history; the new one replaces it */
+  remember(R, R->g);
+  R->g = g;
+  attach(R, g);
+  R->bot_rng = (uint64_t)seed ^ 0x626f74ull;
+  say(R, "new game: %d factions, seed %llu", g->L->nf, seed);
   return 0;
 }
 
@@ -371,7 +464,7 @@ static int cmd_put(repl *R, int argc, char **argv) {
   long long n;
   if (argc < 4) return fail(R, "usage: put FACTION N [KIND] TERRITORY [SECTOR]");
   if (need_faction(R, argv[1], &f) < 0) return -1;
-  if (!parse_int(argv[2], &n) || n < 0) return fail(R, "'%s' is not a count", argv[2]);
+  if (parse_number(R, "the count", argv[2], 0, INT32_MAX, &n) < 0) return -1;
   int kind = kind_arg(R, f, argv, &argc, 3);
   if (argc < 4) return fail(R, "usage: put FACTION N [KIND] TERRITORY [SECTOR]");
   if (need_area(R, argv[3], &a) < 0 || section_arg(R, a, argc > 4 ? argv[4] : NULL, &sec) < 0) return -1;
@@ -415,7 +508,7 @@ static int cmd_pool(repl *R, int argc, char **argv) {
   long long n;
   if (argc < 3) return fail(R, "usage: %s FACTION N [KIND]", argv[0]);
   if (need_faction(R, argv[1], &f) < 0) return -1;
-  if (!parse_int(argv[2], &n) || n < 0) return fail(R, "'%s' is not a count", argv[2]);
+  if (parse_number(R, "the count", argv[2], 0, INT32_MAX, &n) < 0) return -1;
   int kind = kind_arg(R, f, argv, &argc, 3);
   int gf = LAY(R)->game_faction[f];
   if (gf < 0) return fail(R, "%s is not in this game", argv[1]);
@@ -449,7 +542,8 @@ static int32_t get_var(repl *R, const char *name, int index) {
  * the difference comes from or goes to the bank, so spice stays conserved. */
 static int cmd_spice(repl *R, int argc, char **argv) {
   long long n;
-  if (argc < 3 || !parse_int(argv[2], &n) || n < 0) return fail(R, "usage: spice FACTION|TERRITORY N [SECTOR]");
+  if (argc < 3) return fail(R, "usage: spice FACTION|TERRITORY N [SECTOR]");
+  if (parse_number(R, "the amount of spice", argv[2], 0, INT32_MAX, &n) < 0) return -1;
   int f = faction_id(R, argv[1]);
   int32_t before;
   if (f >= 0) {
@@ -588,7 +682,8 @@ static int cmd_stack(repl *R, int argc, char **argv, bool discard) {
 
 static int cmd_setmarker(repl *R, int argc, char **argv) {
   long long n;
-  if (argc != 2 || !parse_int(argv[1], &n)) return fail(R, "usage: %s N", argv[0]);
+  if (argc != 2) return fail(R, "usage: %s N", argv[0]);
+  if (parse_number(R, argv[0], argv[1], 0, INT32_MAX, &n) < 0) return -1;
   if (!strcmp(argv[0], "storm") && (n < 0 || n >= DEF(R)->nsectors))
     return fail(R, "the storm is in a sector 0..%d", DEF(R)->nsectors - 1);
   if (set_var(R, argv[0], 0, (int32_t)n) < 0) return -1;
@@ -1093,18 +1188,25 @@ static int cmd_load(repl *R, int argc, char **argv) {
   r->message = m;
   r->message_ud = ud;
   if (!g) return fail(R, "could not load '%s'", argv[1]);
-  mt_game_free(R->g);
+  remember(R, R->g); /* undo goes back to the game the file replaced */
   R->g = g;
   attach(R, g);
   say(R, "loaded %s (state hash %016llx)", argv[1], (unsigned long long)mt_hash(g));
   return 0;
 }
 
+static int set_command(repl *R, char *buf, const char *rest);
+
 /* set VAR(ARG, ...) = EXPR: any variable of the data or the rules; the
  * arguments and the value are expressions of the rules language. */
 static int cmd_set(repl *R, const char *rest) {
-  char buf[2048];
-  snprintf(buf, sizeof buf, "%s", rest);
+  char *buf = mt_strdup(rest);
+  int rc = set_command(R, buf, rest);
+  mt_free(buf);
+  return rc;
+}
+
+static int set_command(repl *R, char *buf, const char *rest) {
   char *eq = strchr(buf, '=');
   if (!eq) return fail(R, "usage: set VAR(ARGS) = EXPR");
   *eq = 0;
@@ -1305,15 +1407,16 @@ static int cmd_rules_query(repl *R, int argc, char **argv) {
   return rc;
 }
 
-/* Keeps the state before a change, for undo; a change forgets the redo list. */
-static void remember(repl *R) {
-  if (!R->g) return;
+/* After a change succeeded: BEFORE (the game as it was, taken) becomes the
+ * last undo step, and the redo list is forgotten. */
+static void remember(repl *R, mt_game *before) {
+  if (!before) return;
   if (R->nhistory == 256) {
     mt_game_free(R->history[0]);
     memmove(R->history, R->history + 1, sizeof R->history[0] * 255);
     R->nhistory--;
   }
-  R->history[R->nhistory++] = mt_clone(R->g);
+  R->history[R->nhistory++] = before;
   while (R->nfuture) mt_game_free(R->future[--R->nfuture]);
 }
 
@@ -1543,14 +1646,38 @@ static int cmd_help(repl *R, int argc, char **argv) {
   return 0;
 }
 
+static int run_command(repl *R, const char *cmd, int argc, char **argv, const char *rest);
+
+#define MAX_WORDS 1024 /* words in one command */
+
+static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev_ok);
+
 static int dispatch(repl *R, char *line, int prev_ok) {
-  char copy[4096];
-  snprintf(copy, sizeof copy, "%s", line);
-  char *argv[64];
+  char *copy = mt_strdup(line);
+  char **argv = mt_calloc(MAX_WORDS + 1, sizeof *argv);
+  int rc = dispatch_words(R, line, copy, argv, prev_ok);
+  mt_free(argv);
+  mt_free(copy);
+  return rc;
+}
+
+static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev_ok) {
   int argc = 0;
-  for (char *t = strtok(copy, " \t"); t && argc < 64; t = strtok(NULL, " \t")) argv[argc++] = t;
+  bool too_many = false;
+  for (char *t = strtok(copy, " \t"); t; t = strtok(NULL, " \t")) {
+    if (argc == MAX_WORDS) {
+      too_many = true;
+      break;
+    }
+    argv[argc++] = t;
+  }
   if (!argc) return 0;
   const char *cmd = argv[0];
+  /* commands that read their text as an expression or an action take any length */
+  static const char *const textual[] = {"set", "eval", "check", "why", "do", "offer", "expect"};
+  bool is_text = false;
+  for (size_t i = 0; i < sizeof textual / sizeof *textual; i++) is_text |= !strcmp(cmd, textual[i]);
+  if (too_many && !is_text) return fail(R, "a command has at most %d words", MAX_WORDS);
   const char *rest = line + strlen(cmd);
   while (*rest == ' ' || *rest == '\t') rest++;
   if (!strcmp(cmd, "expect")) return cmd_expect(R, argc, argv, line, prev_ok);
@@ -1587,8 +1714,25 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   if (!strcmp(cmd, "fork") || !strcmp(cmd, "switch")) return cmd_branch(R, argc, argv);
   static const char *const changing[] = {"clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard", "stack",
                                          "storm", "turn", "phase", "ally", "unally", "do", "run", "set", "leader", "offer"};
-  for (size_t i = 0; i < sizeof changing / sizeof *changing; i++)
-    if (!strcmp(cmd, changing[i])) remember(R);
+  bool changes = false;
+  for (size_t i = 0; i < sizeof changing / sizeof *changing; i++) changes |= !strcmp(cmd, changing[i]);
+  if (!changes) return run_command(R, cmd, argc, argv, rest);
+  /* a command that changes the game keeps the state before it for undo, and a
+   * failed one puts it back: whatever it did before failing is undone */
+  mt_game *before = mt_clone(R->g);
+  int rc = run_command(R, cmd, argc, argv, rest);
+  if (rc < 0) {
+    mt_game_free(R->g);
+    R->g = before;
+    attach(R, before);
+  } else {
+    remember(R, before);
+  }
+  return rc;
+}
+
+/* Runs a command that needs a game. */
+static int run_command(repl *R, const char *cmd, int argc, char **argv, const char *rest) {
   if (!strcmp(cmd, "clear")) return cmd_clear(R, argc, argv);
   if (!strcmp(cmd, "put")) return cmd_put(R, argc, argv);
   if (!strcmp(cmd, "tanks") || !strcmp(cmd, "reserves")) return cmd_pool(R, argc, argv);
@@ -1719,6 +1863,62 @@ static int open_brackets(const char *line) {
   return depth;
 }
 
+#define MAX_LINE 65536 /* bytes in one command, continuation lines included */
+
+/* Reads one physical line of any length into B (appending); false at end of input. */
+static bool read_line(FILE *in, strbuf *b) {
+  char chunk[4096];
+  bool any = false;
+  while (fgets(chunk, sizeof chunk, in)) {
+    any = true;
+    size_t k = strlen(chunk);
+    sb_putn(b, chunk, k);
+    if (k && chunk[k - 1] == '\n') break;
+  }
+  return any;
+}
+
+/* Reads the next command into CMD: a line, joined with the lines that follow
+ * while brackets are open.  1: a command; -1: a command longer than MAX_LINE
+ * (read to its end and refused whole); 0: end of input.  R->line counts the
+ * lines read. */
+static int read_command(repl *R, FILE *in, bool interactive, strbuf *cmd) {
+  sb_free(cmd);
+  sb_puts(cmd, "");
+  bool any = false;
+#ifdef MT_HAVE_LIBEDIT
+  if (interactive) {
+    for (;;) {
+      char *l = readline(any ? "   ...> " : "mentat> ");
+      if (!l) break;
+      if (any) sb_putc(cmd, ' ');
+      sb_puts(cmd, l);
+      free(l);
+      any = true;
+      R->line++;
+      if (cmd->n > MAX_LINE || open_brackets(cmd->s) <= 0) break;
+    }
+    if (any && cmd->n && cmd->n <= MAX_LINE) add_history(cmd->s);
+    return !any ? 0 : cmd->n > MAX_LINE ? -1 : 1;
+  }
+#else
+  if (interactive) {
+    fputs("mentat> ", stdout);
+    fflush(stdout);
+  }
+#endif
+  for (;;) {
+    size_t start = cmd->n;
+    if (!read_line(in, cmd)) break;
+    any = true;
+    R->line++;
+    while (cmd->n > start && (cmd->s[cmd->n - 1] == '\n' || cmd->s[cmd->n - 1] == '\r')) cmd->s[--cmd->n] = 0;
+    if (cmd->n > MAX_LINE || open_brackets(cmd->s) <= 0) break;
+    sb_putc(cmd, ' ');
+  }
+  return !any ? 0 : cmd->n > MAX_LINE ? -1 : 1;
+}
+
 int repl_main(int argc, char **argv, const char *default_pack) {
   repl *R = mt_calloc(1, sizeof *R);
   R->viewer = -1;
@@ -1742,7 +1942,6 @@ int repl_main(int argc, char **argv, const char *default_pack) {
     return 74;
   }
   R->file = script;
-  char line[4096];
   int prev_ok = 1;
   bool interactive = !script && isatty(0);
 #ifdef MT_HAVE_LIBEDIT
@@ -1753,39 +1952,25 @@ int repl_main(int argc, char **argv, const char *default_pack) {
     printf("Mentat console: 'help' lists the commands, 'new' starts a game.\n");
   }
 #endif
+  strbuf cmdline = {0};
   for (;;) {
-    line[0] = 0;
-    if (interactive) {
-#ifdef MT_HAVE_LIBEDIT
-      char *l = readline("mentat> ");
-      if (!l) break;
-      snprintf(line, sizeof line, "%s", l);
-      free(l);
-      while (open_brackets(line) > 0 && strlen(line) < sizeof line - 2) {
-        char *more = readline("   ...> ");
-        if (!more) break;
-        size_t k = strlen(line);
-        snprintf(line + k, sizeof line - k, " %s", more);
-        free(more);
-      }
-      if (line[0]) add_history(line);
-#else
-      fputs("mentat> ", stdout);
-      fflush(stdout);
-      if (!fgets(line, sizeof line, in)) break;
-#endif
-    } else {
-      if (!fgets(line, sizeof line, in)) break;
-      while (open_brackets(line) > 0 && strlen(line) < sizeof line - 2) {
-        size_t k = strlen(line);
-        while (k && (line[k - 1] == '\n' || line[k - 1] == '\r')) line[--k] = 0;
-        line[k++] = ' ';
-        line[k] = 0;
-        if (!fgets(line + k, (int)(sizeof line - k), in)) break;
-        R->line++;
-      }
+    int got = read_command(R, in, interactive, &cmdline);
+    if (got == 0) break;
+    char *line = cmdline.s;
+    if (got < 0) {
+      /* too long: refused whole, never split into commands */
+      sb_free(&R->out);
+      sb_free(&R->log);
+      sb_free(&R->jextra);
+      R->jtext = false;
+      R->ok = 1;
+      fail(R, "line %d is longer than %d bytes: ignored", R->line, MAX_LINE);
+      if (script) R->errors++;
+      if (script && !R->json) fprintf(stdout, "%s:%d: (a line of more than %d bytes)\n", script, R->line, MAX_LINE);
+      emit(R, stdout);
+      prev_ok = 0;
+      continue;
     }
-    R->line++;
     size_t n = strlen(line);
     while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) line[--n] = 0;
     char *hash = strchr(line, '#');
@@ -1822,15 +2007,17 @@ int repl_main(int argc, char **argv, const char *default_pack) {
     if (rc < 0 && !is_expect && script) {
       /* an error in a script is a failure unless the next line expects it */
       long pos = ftell(in);
-      char next[4096];
+      char *next = NULL;
+      size_t nextcap = 0;
       bool expected = false;
-      while (pos >= 0 && fgets(next, sizeof next, in)) {
+      while (pos >= 0 && getline(&next, &nextcap, in) >= 0) {
         char *t = next;
         while (*t == ' ' || *t == '\t') t++;
         if (*t == '#' || *t == '\n' || !*t) continue;
         expected = !strncmp(t, "expect error", 12) || !strncmp(t, "expect refused", 14);
         break;
       }
+      free(next);
       if (pos >= 0) fseek(in, pos, SEEK_SET);
       if (!expected) R->errors++;
     }
@@ -1844,6 +2031,7 @@ int repl_main(int argc, char **argv, const char *default_pack) {
       snprintf(R->last_output, sizeof R->last_output, "%s%s", R->log.s ? R->log.s : "", R->out.s ? R->out.s : "");
     }
   }
+  sb_free(&cmdline);
   if (in != stdin) fclose(in);
   int failed = R->failures + R->errors;
   if (script && !R->json) printf("%s: %d failed\n", script, failed);

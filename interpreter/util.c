@@ -54,23 +54,26 @@ void sb_putn(strbuf *b, const char *s, size_t n) {
 void sb_putc(strbuf *b, char c) { sb_putn(b, &c, 1); }
 void sb_puts(strbuf *b, const char *s) { sb_putn(b, s, strlen(s)); }
 
-void sb_printf(strbuf *b, const char *fmt, ...) {
+void sb_vprintf(strbuf *b, const char *fmt, va_list ap) {
   char tmp[512];
+  va_list again;
+  va_copy(again, ap);
+  int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  if (k >= 0 && (size_t)k < sizeof tmp) sb_putn(b, tmp, (size_t)k);
+  else if (k >= 0) {
+    char *big = mt_alloc((size_t)k + 1);
+    vsnprintf(big, (size_t)k + 1, fmt, again);
+    sb_putn(b, big, (size_t)k);
+    mt_free(big);
+  }
+  va_end(again);
+}
+
+void sb_printf(strbuf *b, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  int k = vsnprintf(tmp, sizeof tmp, fmt, ap);
+  sb_vprintf(b, fmt, ap);
   va_end(ap);
-  if (k < 0) return;
-  if ((size_t)k < sizeof tmp) {
-    sb_putn(b, tmp, (size_t)k);
-    return;
-  }
-  char *big = mt_alloc((size_t)k + 1);
-  va_start(ap, fmt);
-  vsnprintf(big, (size_t)k + 1, fmt, ap);
-  va_end(ap);
-  sb_putn(b, big, (size_t)k);
-  mt_free(big);
 }
 
 void sb_json_str(strbuf *b, const char *s) {

@@ -2,6 +2,7 @@
 #ifndef MENTAT_UTIL_H
 #define MENTAT_UTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -38,6 +39,11 @@ typedef struct strbuf {
 void sb_putc(strbuf *b, char c);
 void sb_puts(strbuf *b, const char *s);
 void sb_putn(strbuf *b, const char *s, size_t n);
+void sb_vprintf(strbuf *b, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
+#endif
+    ;
 void sb_printf(strbuf *b, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

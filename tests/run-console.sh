@@ -1,0 +1,56 @@
+#!/bin/sh
+# run-console.sh -- the console's own behaviour (not a rule's): every script in
+# tests/console/*.mentat must exit 0 (all its expectations met), and inputs too
+# big to commit are generated here:
+#   - a line longer than the console's read buffer whose tail reads like a
+#     command (`# xxx...storm 5`): the tail must never run;
+#   - a line longer than the console's limit: refused whole, counted as an
+#     error, and the next line still runs.
+# Last line: N passed, N failed.
+BUILD=${BUILD:-build}
+MENTAT=$BUILD/mentat
+pass=0
+failn=0
+ok() { pass=$((pass + 1)); }
+bad() { failn=$((failn + 1)); echo "FAIL $1"; [ -n "${2:-}" ] && printf '%s\n' "$2" | tail -15 | sed 's/^/    /'; }
+
+for f in tests/console/*.mentat; do
+  [ -e "$f" ] || continue
+  if out=$("$MENTAT" repl "$f" 2>&1); then ok; else bad "$f" "$out"; fi
+done
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/mentat-console.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+
+# a comment of 4094 characters, then `storm 5`: one line, one comment
+{
+  echo "new seed=1"
+  printf '#'; head -c 4094 /dev/zero | tr '\0' x; echo "storm 5"
+  echo "check storm == 0"
+} > "$TMP/long-comment.mentat"
+if out=$("$MENTAT" repl "$TMP/long-comment.mentat" 2>&1); then ok; else bad "long comment ran its tail as a command" "$out"; fi
+
+# a line over the limit (65536 bytes) is refused whole; the script fails with
+# exactly one error, and the commands around it run
+{
+  echo "new seed=1"
+  printf 'storm 3 '; head -c 70000 /dev/zero | tr '\0' ' '; echo "storm 5"
+  echo "storm 4"
+  echo "check storm == 4"
+} > "$TMP/too-long.mentat"
+out=$("$MENTAT" repl "$TMP/too-long.mentat" 2>&1)
+rc=$?
+if [ $rc -ne 0 ] && printf '%s\n' "$out" | grep -q 'line 2 is longer than 65536 bytes: ignored' &&
+   printf '%s\n' "$out" | tail -1 | grep -q ': 1 failed$'; then ok
+else bad "a line over the limit is refused whole (exit $rc)" "$out"; fi
+
+# a long line within the limit is read whole: `set` of a 5,000-character expression
+{
+  echo "new seed=1"
+  printf 'set storm = 1'; i=0; while [ $i -lt 1000 ]; do printf ' + 0'; i=$((i + 1)); done; echo
+  echo "check storm == 1"
+} > "$TMP/long-set.mentat"
+if out=$("$MENTAT" repl "$TMP/long-set.mentat" 2>&1); then ok; else bad "a 5,000-byte set command" "$out"; fi
+
+echo "$pass passed, $failn failed"
+[ "$failn" -eq 0 ]
