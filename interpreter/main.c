@@ -85,6 +85,18 @@ static const char *find_pack(char *buf, size_t n) {
   return buf;
 }
 
+/* A --factions list: one or more names, none empty, at most the board's limit. */
+static int factions_ok(const char *who, const char *list) {
+  char buf[512];
+  char *names[BOARD_MAX_FACTIONS];
+  if (strlen(list) >= sizeof buf) return fprintf(stderr, "%s: --factions is too long\n", who), -1;
+  snprintf(buf, sizeof buf, "%s", list);
+  int n = mt_split_list(buf, names, BOARD_MAX_FACTIONS);
+  if (n == -1) return fprintf(stderr, "%s: --factions '%s' has an empty name (give one or more faction ids, comma-separated)\n", who, list), -1;
+  if (n == -2) return fprintf(stderr, "%s: --factions lists more than %d factions\n", who, BOARD_MAX_FACTIONS), -1;
+  return 0;
+}
+
 typedef struct opts {
   const char *components;
   const char *variants[32];
@@ -138,6 +150,7 @@ static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
     } else if (!strcmp(a, "--factions")) {
       if (++i >= argc) return fprintf(stderr, "mentat: --factions needs a list\n"), -1;
       o->factions = argv[i];
+      if (factions_ok("mentat", o->factions) < 0) return -1;
     } else if (a[0] == '-' && a[1]) {
       return fprintf(stderr, "mentat: unknown option '%s'\n", a), -1;
     } else if (want_rule && !o->rule_id) {
@@ -288,7 +301,8 @@ static int cmd_simulate(int argc, char **argv) {
   char *pack_args[64], *sim_args[64];
   int np = 0, ns = 0;
   pack_args[np++] = argv[0];
-  for (int i = 1; i < argc && np < 62 && ns < 62; i++) {
+  if (argc > 62) return fprintf(stderr, "mentat simulate: too many arguments\n"), EX_USAGE;
+  for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--components") || !strcmp(argv[i], "--rules") || !strcmp(argv[i], "--variant")) {
       pack_args[np++] = argv[i];
       if (i + 1 < argc) pack_args[np++] = argv[++i];
@@ -302,7 +316,22 @@ static int cmd_simulate(int argc, char **argv) {
   int code = EX_OK;
   mt_rules *r = load(&o, &code);
   if (!r) return code;
-  code = sim_main(r, ns, sim_args);
+  strbuf packs = {0}; /* as typed, quoted for a shell: the replay line of a failing game */
+  for (int i = 1; i < np; i++) {
+    const char *w = pack_args[i];
+    bool plain = *w != 0;
+    for (const char *c = w; *c; c++) plain &= strchr("-_./,=+:@%", *c) != NULL || (*c >= '0' && *c <= '9') ||
+                                           (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z');
+    if (i > 1) sb_putc(&packs, ' ');
+    if (plain) sb_puts(&packs, w);
+    else {
+      sb_putc(&packs, '\'');
+      for (const char *c = w; *c; c++) *c == '\'' ? sb_puts(&packs, "'\\''") : sb_putc(&packs, *c);
+      sb_putc(&packs, '\'');
+    }
+  }
+  code = sim_main(r, packs.s ? packs.s : "", ns, sim_args);
+  sb_free(&packs);
   mt_rules_free(r);
   return code;
 }
@@ -315,15 +344,15 @@ static void narrate(void *ud, const char *rule, const char *text) {
 /* Plays the game rule: scripted answers first (separated by ';'), then
  * uniformly random legal answers from a bot generator seeded by --seed. */
 static int play_game(mt_rules *r, opts *o) {
-  const char *fac[32];
+  char *fac[32];
   int nf = 0;
   char facbuf[512];
   if (o->factions) {
     snprintf(facbuf, sizeof facbuf, "%s", o->factions);
-    for (char *t = strtok(facbuf, ","); t && nf < 32; t = strtok(NULL, ",")) fac[nf++] = t;
+    nf = mt_split_list(facbuf, fac, 32); /* parse_opts checked the list */
   }
   char err[256];
-  mt_game *g = mt_game_new(r, o->factions ? fac : NULL, nf, o->seed, err, sizeof err);
+  mt_game *g = mt_game_new(r, o->factions ? (const char *const *)fac : NULL, nf, o->seed, err, sizeof err);
   if (!g) {
     fprintf(stderr, "mentat: error: %s\n", err);
     return EX_USAGE;

@@ -324,16 +324,9 @@ static int load_rules(repl *R) {
 /* Splits a comma-separated list of names into OUT (at most CAP); an empty
  * list or an empty name is an error naming WHAT. */
 static int split_list(repl *R, char *list, const char *what, char **out, int cap) {
-  int n = 0;
-  for (char *t = list;;) {
-    char *comma = strchr(t, ',');
-    if (comma) *comma = 0;
-    if (!*t) return fail(R, "%s= has an empty name in its list", what);
-    if (n == cap) return fail(R, "%s= lists more than %d names", what, cap);
-    out[n++] = t;
-    if (!comma) break;
-    t = comma + 1;
-  }
+  int n = mt_split_list(list, out, cap);
+  if (n == -1) return fail(R, "%s= has an empty name in its list", what);
+  if (n == -2) return fail(R, "%s= lists more than %d names", what, cap);
   return n;
 }
 

@@ -3,14 +3,18 @@
  * Game i of a run uses seed S+i for the game and for its bot, so any game can
  * be replayed alone.  After every step the engine's invariants (tokens of
  * each faction and kind conserved, every card in exactly one pile) and every
- * `invariant` declared by the rules are checked; the first failure stops the
- * run with the seed and step that reproduce it (--no-invariants skips the checks,
- * for balance runs).  With --jobs J the games are
- * split over J processes (game i goes to process i mod J). */
+ * `invariant` declared by the rules are checked; a failure ends that game, and
+ * the run goes on: every failing game is listed with its seed, its decision
+ * and a command line that replays it alone, and the exit status is 1
+ * (--no-invariants skips the checks, for balance runs).  With --jobs J the
+ * games are split over J processes (game i goes to process i mod J); a process
+ * that dies before reporting all its games makes the run fail (exit 70) with
+ * the count of games missing. */
 #define _POSIX_C_SOURCE 200809L
 #include "sim.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +80,7 @@ static bool rule_invariants(mt_game *g, strbuf *out) {
 }
 
 typedef struct sim_opts {
+  const char *replay; /* the options that replay a game: pack, factions, bots, limits */
   int bots;
   long games;
   uint64_t seed;
@@ -199,7 +204,7 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-int sim_main(const mt_rules *r, int argc, char **argv) {
+int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv) {
   sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000};
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
@@ -228,6 +233,28 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
       return fprintf(stderr, "mentat simulate: unknown option '%s'\n", a), 64;
     }
   }
+  if (o.factions) {
+    char buf[512];
+    char *names[BOARD_MAX_FACTIONS];
+    if (strlen(o.factions) >= sizeof buf) return fprintf(stderr, "mentat simulate: --factions is too long\n"), 64;
+    snprintf(buf, sizeof buf, "%s", o.factions);
+    int nnames = mt_split_list(buf, names, BOARD_MAX_FACTIONS);
+    if (nnames < 0)
+      return fprintf(stderr, "mentat simulate: --factions '%s' must list one or more faction ids, comma-separated\n", o.factions), 64;
+    char err[256];
+    mt_game *g = mt_game_new(r, (const char *const *)names, nnames, 1, err, sizeof err);
+    if (!g) return fprintf(stderr, "mentat simulate: --factions: %s\n", err), 64;
+    mt_game_free(g);
+  }
+  /* the options a failing game is replayed with, besides --games 1 --seed S */
+  strbuf replay = {0};
+  sb_puts(&replay, "mentat simulate");
+  if (pack_options && *pack_options) sb_printf(&replay, " %s", pack_options);
+  if (o.factions) sb_printf(&replay, " --factions %s", o.factions);
+  if (o.bots != BOT_RANDOM) sb_printf(&replay, " --bots %s", bot_kind_name(o.bots));
+  if (o.max_decisions != 100000) sb_printf(&replay, " --max-decisions %ld", o.max_decisions);
+  if (o.unchecked) sb_puts(&replay, " --no-invariants");
+  o.replay = replay.s;
   double t0 = now();
   /* results go through a temporary file per job */
   FILE *res[256];
@@ -240,15 +267,27 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
     pids[j] = o.jobs == 1 ? 0 : fork();
     if (pids[j] < 0) return fprintf(stderr, "mentat simulate: fork failed: %s\n", strerror(errno)), 70;
     if (pids[j] == 0) {
+      /* test hook (tests/run-simulate.sh): worker K dies by SIGKILL after its first game */
+      const char *kill_env = getenv("MENTAT_TEST_KILL_WORKER");
+      bool die = o.jobs > 1 && kill_env && atoi(kill_env) == j + 1;
       for (long i = j; i < o.games; i += o.jobs) {
         play_one(r, &o, o.seed + (uint64_t)i, res[j]);
         fflush(res[j]);
+        if (die) raise(SIGKILL);
       }
       if (o.jobs > 1) _exit(0);
     }
   }
+  /* how each worker ended: one killed by a signal (or failing otherwise)
+   * before it wrote every result loses games, which must not pass unseen */
+  int died[256] = {0};
   if (o.jobs > 1)
-    for (int j = 0; j < o.jobs; j++) waitpid(pids[j], NULL, 0);
+    for (int j = 0; j < o.jobs; j++) {
+      int status = 0;
+      if (waitpid(pids[j], &status, 0) < 0) died[j] = -1;
+      else if (WIFSIGNALED(status)) died[j] = WTERMSIG(status);
+      else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) died[j] = -2;
+    }
   double elapsed = now() - t0;
   const board_def *def = r->def;
   long played = 0, decisions = 0, failures = 0;
@@ -263,21 +302,38 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
   long wins[BOARD_MAX_FACTIONS] = {0};
   long *by_rule = mt_calloc((size_t)r->prog.nrules + 1, sizeof *by_rule);
   long no_winner = 0;
-  char line[4096];
+  char *line = NULL;
+  size_t linecap = 0;
+  long missing = 0;
+  strbuf failed_json = {0};
   for (int j = 0; j < o.jobs; j++) {
     rewind(res[j]);
-    while (fgets(line, sizeof line, res[j])) {
+    long expected = o.games > j ? (o.games - 1 - j) / o.jobs + 1 : 0, got = 0;
+    while (getline(&line, &linecap, res[j]) > 0) {
+      if (!strchr(line, '\n')) break; /* a result cut short by a dying worker */
+      got++;
       unsigned long long seed;
       long steps;
       long long w, v;
       unsigned long long ins = 0;
       if (!strncmp(line, "fail", 4)) {
-        char msg[4000] = "";
-        sscanf(line, "fail %llu %ld %3999[^\n]", &seed, &steps, msg);
-        if (!failures)
-          fprintf(stderr, "mentat simulate: game with seed %llu failed at decision %ld: %s\n"
-                          "  reproduce: mentat simulate --games 1 --seed %llu\n",
-                  seed, steps, msg, seed);
+        char *msg = mt_calloc(strlen(line) + 1, 1);
+        if (sscanf(line, "fail %llu %ld %[^\n]", &seed, &steps, msg) < 2) {
+          mt_free(msg);
+          continue;
+        }
+        fprintf(stderr, "mentat simulate: game with seed %llu failed at decision %ld: %s\n"
+                        "  reproduce: %s --games 1 --seed %llu\n",
+                seed, steps, msg, o.replay, seed);
+        sb_printf(&failed_json, "%s{\"seed\":%llu,\"decision\":%ld,\"error\":", failures ? "," : "", seed, steps);
+        sb_json_str(&failed_json, msg);
+        sb_printf(&failed_json, ",\"reproduce\":");
+        strbuf rep = {0};
+        sb_printf(&rep, "%s --games 1 --seed %llu", o.replay, seed);
+        sb_json_str(&failed_json, rep.s);
+        sb_free(&rep);
+        sb_putc(&failed_json, '}');
+        mt_free(msg);
         failures++;
         continue;
       }
@@ -291,13 +347,24 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
       else no_winner++;
     }
     fclose(res[j]);
+    if (got < expected || died[j]) {
+      missing += expected - got;
+      if (died[j] > 0)
+        fprintf(stderr, "mentat simulate: worker %d was killed by signal %d: %ld of its %ld games are missing\n", j + 1,
+                died[j], expected - got, expected);
+      else
+        fprintf(stderr, "mentat simulate: worker %d did not finish: %ld of its %ld games are missing\n", j + 1,
+                expected - got, expected);
+      if (!died[j]) died[j] = -2;
+    }
   }
   double gps = elapsed > 0 ? (double)played / elapsed : 0, dps = elapsed > 0 ? (double)decisions / elapsed : 0;
   if (o.json) {
-    printf("{\"games\":%ld,\"failures\":%ld,\"seconds\":%.3f,\"games_per_second\":%.1f,\"decisions_per_second\":%.0f,"
-           "\"mean_decisions\":%.1f,\"jobs\":%d,\"vm_instructions_per_second\":%.0f,\"state_bytes\":%zu,\"win_rate\":{",
-           played, failures, elapsed, gps, dps, played ? (double)decisions / (double)played : 0, o.jobs,
-           elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes);
+    printf("{\"games\":%ld,\"ok\":%ld,\"failures\":%ld,\"seconds\":%.3f,\"games_per_second\":%.1f,\"decisions_per_second\":%.0f,"
+           "\"mean_decisions\":%.1f,\"jobs\":%d,\"vm_instructions_per_second\":%.0f,\"state_bytes\":%zu,"
+           "\"missing\":%ld,\"failed\":[%s],\"win_rate\":{",
+           played + failures, played, failures, elapsed, gps, dps, played ? (double)decisions / (double)played : 0, o.jobs,
+           elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes, missing, failed_json.s ? failed_json.s : "");
     for (int f = 0, k = 0; f < def->nfactions; f++)
       printf("%s\"%s\":%.4f", k++ ? "," : "", def->factions[f].id, played ? (double)wins[f] / (double)played : 0);
     printf("},\"victories\":{");
@@ -306,9 +373,10 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
       if (by_rule[i]) printf("%s\"%s\":%ld", k++ ? "," : "", r->prog.rules[i].id, by_rule[i]);
     printf("%s\"none\":%ld}}\n", k ? "," : "", no_winner);
   } else {
-    printf("%ld games (%ld failed) in %.2f s with %d job%s: %.1f games/s, %.0f decisions/s, %.1f decisions per game\n",
-           played, failures, elapsed, o.jobs, o.jobs == 1 ? "" : "s", gps, dps,
-           played ? (double)decisions / (double)played : 0);
+    printf("%ld games (%ld failed%s) in %.2f s with %d job%s: %.1f games/s, %.0f decisions/s, %.1f decisions per game\n",
+           played + failures, failures, missing ? ", some missing: see below" : "", elapsed, o.jobs, o.jobs == 1 ? "" : "s",
+           gps, dps, played ? (double)decisions / (double)played : 0);
+    if (missing) printf("%ld of the %ld games are missing: a worker died before reporting them\n", missing, o.games);
     printf("VM: %.0f instructions/s; state: %zu bytes per game\n", elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes);
     printf("win rate per faction (shared victories count for each winner):\n");
     for (int f = 0; f < def->nfactions; f++)
@@ -319,6 +387,10 @@ int sim_main(const mt_rules *r, int argc, char **argv) {
     printf("  %-12s %6ld\n", "no winner", no_winner);
   }
   mt_free(by_rule);
+  free(line);
+  sb_free(&failed_json);
+  sb_free(&replay);
   if (getenv("MENTAT_PROFILE")) vm_profile_report(&r->prog), prof_report();
+  if (missing) return 70;
   return failures ? 1 : 0;
 }

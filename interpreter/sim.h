@@ -5,8 +5,10 @@
 #include "mentat.h"
 
 /* `mentat simulate` after the pack options: --games N --seed S --jobs J
- * --json --factions LIST --max-decisions M.  Returns 0, 1 on a failed game,
- * 64 on bad options. */
-int sim_main(const mt_rules *r, int argc, char **argv);
+ * --json --factions LIST --max-decisions M --bots B --no-invariants.
+ * PACK_OPTIONS: the pack options as typed (--components, --variant,
+ * --advanced), for the line that replays a failing game.  Returns 0, 1 when a
+ * game failed, 64 on bad options, 70 when a worker died with games unplayed. */
+int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv);
 
 #endif

@@ -180,3 +180,19 @@ uint64_t mt_hash_bytes(const void *p, size_t n, uint64_t seed) {
   h ^= h >> 33;
   return h;
 }
+
+/* Splits S (changed in place) at commas into OUT (at most CAP names).  The
+ * count, or -1 if a name is empty (an empty S included), -2 if there are more
+ * than CAP. */
+int mt_split_list(char *s, char **out, int cap) {
+  int n = 0;
+  for (char *t = s;;) {
+    char *comma = strchr(t, ',');
+    if (comma) *comma = 0;
+    if (!*t) return -1;
+    if (n == cap) return -2;
+    out[n++] = t;
+    if (!comma) return n;
+    t = comma + 1;
+  }
+}

@@ -64,4 +64,8 @@ void arena_free(arena *a);
 
 uint64_t mt_hash_bytes(const void *p, size_t n, uint64_t seed); /* 64-bit, one pass */
 
+/* Splits a comma-separated list in place: the count, -1 for an empty name
+ * (or an empty list), -2 for more than CAP names. */
+int mt_split_list(char *s, char **out, int cap);
+
 #endif
