@@ -1380,6 +1380,28 @@ void cg_disasm(const program *p, const diag *d, int rule, strbuf *out) {
     if (p->funcs[i].rule == rule && p->funcs[i].end > p->funcs[i].start) disasm_fn(p, d, i, out);
 }
 
+cg_mark cg_get_mark(const program *p) {
+  cg_mark m = {p->nfuncs, p->nconsts, p->nstrings, p->nlists, p->ncode, p->nspans};
+  return m;
+}
+
+void cg_rollback(program *p, const cg_mark *m) {
+  while (p->nfuncs > m->nfuncs) mt_free((void *)(uintptr_t)p->funcs[--p->nfuncs].what);
+  while (p->nlists > m->nlists) mt_free(p->lists[--p->nlists]);
+  p->nconsts = m->nconsts;
+  p->ncode = m->ncode;
+  p->nspans = m->nspans;
+  if (p->nstrings > m->nstrings) { /* drop them from the index: rebuild it */
+    p->nstrings = m->nstrings;
+    for (int i = 0; i < p->capstrindex; i++) p->strindex[i] = -1;
+    for (int i = 0; i < p->nstrings; i++) {
+      uint32_t h = str_slot(p, p->strings[i]);
+      while (p->strindex[h] >= 0) h = (h + 1) & (uint32_t)(p->capstrindex - 1);
+      p->strindex[h] = i;
+    }
+  }
+}
+
 /* Compiles one checked console expression into a new pure function. */
 int cg_compile_expr(program *p, diag *d, node *e, int base) {
   cg c = {0};

@@ -517,19 +517,14 @@ static void yr_end(yr *r) {
 }
 
 static char *read_file(data_loader *ld, const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
+  strbuf why = {0};
+  char *text = mt_read_file(path, len, &why);
+  if (!text) {
     mt_span none = {DIAG_NOFILE, 0, 0};
-    lerr(ld, none, "cannot open '%s'", path);
-    return NULL;
+    lerr(ld, none, "%s", why.s);
   }
-  strbuf b = {0};
-  char buf[65536];
-  size_t k;
-  while ((k = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&b, buf, k);
-  fclose(f);
-  *len = b.n;
-  return b.s ? b.s : mt_strdup("");
+  sb_free(&why);
+  return text;
 }
 
 /* ---- declarations (board and decks files) ---------------------------------------------------- */

@@ -45,6 +45,17 @@ void diag_free(diag *d) {
   mt_free(d);
 }
 
+uint32_t diag_nsources(const diag *d) { return (uint32_t)d->nsrc; }
+
+void diag_drop_sources(diag *d, uint32_t n) {
+  while (d->nsrc > n) {
+    source *s = &d->src[--d->nsrc];
+    mt_free(s->name);
+    mt_free(s->text);
+    mt_free(s->lines);
+  }
+}
+
 uint32_t diag_add_source(diag *d, const char *name, const char *text, size_t len) {
   source s = {0};
   s.name = mt_strdup(name);
@@ -63,33 +74,17 @@ uint32_t diag_add_source(diag *d, const char *name, const char *text, size_t len
 }
 
 uint32_t diag_load_file(diag *d, const char *path) {
-  FILE *f = fopen(path, "rb");
   mt_span none = {DIAG_NOFILE, 0, 0};
-  if (!f) {
-    diag_error(d, none, "cannot open '%s': %s", path, strerror(errno));
+  strbuf why = {0};
+  size_t len = 0;
+  char *text = mt_read_file(path, &len, &why);
+  if (!text) {
+    diag_error(d, none, "%s", why.s);
+    sb_free(&why);
     return DIAG_NOFILE;
   }
-  strbuf b = {0};
-  char buf[65536];
-  size_t k;
-  while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
-    sb_putn(&b, buf, k);
-    if (b.n > (64u << 20)) {
-      fclose(f);
-      sb_free(&b);
-      diag_error(d, none, "'%s' is larger than 64 MiB", path);
-      return DIAG_NOFILE;
-    }
-  }
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    sb_free(&b);
-    diag_error(d, none, "cannot read '%s'", path);
-    return DIAG_NOFILE;
-  }
-  uint32_t id = diag_add_source(d, path, b.s ? b.s : "", b.n);
-  sb_free(&b);
+  uint32_t id = diag_add_source(d, path, text, len);
+  mt_free(text);
   return id;
 }
 

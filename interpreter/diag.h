@@ -39,6 +39,9 @@ diag *diag_new(diag_sink sink, void *ud);
 void diag_free(diag *d);
 
 /* Registers a copy of TEXT under NAME; returns its file id. */
+/* The number of sources; diag_drop_sources forgets those added after N. */
+uint32_t diag_nsources(const diag *d);
+void diag_drop_sources(diag *d, uint32_t n);
 uint32_t diag_add_source(diag *d, const char *name, const char *text, size_t len);
 /* Reads a whole file and registers it.  On failure reports an error naming
  * PATH and returns DIAG_NOFILE.  Files over 64 MiB are refused. */

@@ -302,7 +302,9 @@ static void facts(mt_game *g, const action_rec *a, const node *n, const int64_t 
   mt_rules *r = (mt_rules *)(uintptr_t)g->r;
   bool interesting = (n->kind == AST_CALL && n->op != CALL_ATTR) || (n->kind == AST_NAME && (n->op == REF_VAR || n->op == REF_VALUE || n->op == REF_BUILTIN));
   if (interesting && n->ty != TY_ERROR && n->ty != TY_VOID) {
-    /* compile the sub-expression as a function of the action's parameters */
+    /* compile the sub-expression as a function of the action's parameters
+     * (forgotten once evaluated) */
+    cg_mark mark = cg_get_mark(&r->prog);
     int fn = cg_compile_expr(&r->prog, r->d, (node *)(uintptr_t)n, a->ast->slot);
     r->prog.funcs[fn].nparams = nargs;
     if (r->prog.funcs[fn].nlocals < nargs) r->prog.funcs[fn].nlocals = nargs;
@@ -338,6 +340,7 @@ static void facts(mt_game *g, const action_rec *a, const node *n, const int64_t 
       sb_free(&val);
       sb_free(&call);
     }
+    cg_rollback(&r->prog, &mark);
   }
   for (uint32_t i = 0; i < n->nkids; i++) facts(g, a, n->kids[i], args, nargs, text, json, count, depth + 1);
 }
@@ -443,10 +446,12 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
           bool okargs = true;
           for (uint32_t i = 0; i < a->cost->nkids && i < MAX_PARAMS; i++) {
             mt_rules *rr = (mt_rules *)(uintptr_t)g->r;
+            cg_mark mark = cg_get_mark(&rr->prog);
             int afn = cg_compile_expr(&rr->prog, rr->d, a->cost->kids[i], a->ast->slot);
             rr->prog.funcs[afn].nparams = a->nparams + 1;
             if (rr->prog.funcs[afn].nlocals < a->nparams + 1) rr->prog.funcs[afn].nlocals = a->nparams + 1;
             okargs &= vm_eval(&g->v, afn, args, a->nparams + 1, &vargs[i], NULL);
+            cg_rollback(&rr->prog, &mark);
           }
           if (!okargs) break;
           if (vd->match_fn >= 0 && !vm_eval(&g->v, vd->match_fn, vargs, vr->nparams, &m, NULL)) break;

@@ -1044,9 +1044,21 @@ mt_game *mt_load_position(const mt_rules *r, const char *path) {
   return game_take(r, L, st);
 }
 
+game_scratch game_scratch_begin(const mt_rules *r) {
+  game_scratch m = {cg_get_mark(&r->prog), arena_get_mark(&r->arena), diag_nsources(r->d)};
+  return m;
+}
+
+void game_scratch_end(const mt_rules *r, const game_scratch *m) {
+  mt_rules *rr = (mt_rules *)(uintptr_t)r;
+  cg_rollback(&rr->prog, &m->code);
+  arena_release(&rr->arena, m->tree);
+  diag_drop_sources(rr->d, m->sources);
+}
+
 /* Evaluates TEXT as an expression of the rules language against the game's
  * current state (pure: the state is not changed).  Errors, with carets,
- * go to ERR.  Each query adds a small function to the rule set's code. */
+ * go to ERR.  The query's code is compiled, run and forgotten. */
 bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err) {
   return game_eval_as(g, text, 0, out, ty, err);
 }
@@ -1059,6 +1071,9 @@ bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty,
   r->message = game_capture;
   r->message_ud = err;
   diag_reset_count(r->d);
+  /* everything the query adds (its source, tree and code) is forgotten after
+   * it, so a long console session does not grow */
+  game_scratch scratch = game_scratch_begin(r);
   uint32_t f = diag_add_source(r->d, "<query>", text, strlen(text));
   vm_memo_reset(&g->v);
   node *e = ast_parse_expr(&r->arena, r->d, f);
@@ -1072,6 +1087,7 @@ bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty,
       ok = vm_eval(&g->v, fn, NULL, 0, out, err);
     }
   }
+  game_scratch_end(r, &scratch);
   r->message = saved;
   r->message_ud = saved_ud;
   return ok;

@@ -50,6 +50,15 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
 
 int game_parse_action(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen);
 int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, size_t errlen);
+/* Code compiled for a moment (a console query, why's facts): game_scratch_end
+ * forgets the functions, trees and sources added since game_scratch_begin. */
+typedef struct game_scratch {
+  cg_mark code;
+  arena_mark tree;
+  uint32_t sources;
+} game_scratch;
+game_scratch game_scratch_begin(const mt_rules *r);
+void game_scratch_end(const mt_rules *r, const game_scratch *m);
 bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err);
 bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty, strbuf *err);
 /* The first legal answer (in mt_legal's order) with the fewest parameters,

@@ -223,6 +223,14 @@ int sema_check_expr(program *p, diag *d, arena *a, node *e, int want, int *nslot
 /* Compiles one checked expression into a new pure function whose locals
  * start at slot BASE (its parameters and the checker's slots lie below). */
 int cg_compile_expr(program *p, diag *d, node *e, int base);
+/* The program's size at a point; cg_rollback forgets the code, functions,
+ * constants, strings and lists added after it (a console query's). */
+typedef struct cg_mark {
+  int nfuncs, nconsts, nstrings, nlists;
+  uint32_t ncode, nspans;
+} cg_mark;
+cg_mark cg_get_mark(const program *p);
+void cg_rollback(program *p, const cg_mark *m);
 int sema_find_rule(const program *p, const char *id);
 /* Does rule A supersede rule B, directly or through other rules? */
 bool sema_supersedes(const program *p, int a, int b);

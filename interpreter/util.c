@@ -1,6 +1,7 @@
 /* util.c -- allocation, string buffers, arenas and hashing used by every stage. */
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,20 @@ char *arena_strndup(arena *a, const char *s, size_t n) {
   return d;
 }
 
+arena_mark arena_get_mark(const arena *a) {
+  arena_mark m = {a->head, a->head ? a->head->used : 0};
+  return m;
+}
+
+void arena_release(arena *a, arena_mark m) {
+  while (a->head && a->head != m.head) {
+    arena_block *n = a->head->next;
+    mt_free(a->head);
+    a->head = n;
+  }
+  if (a->head) a->head->used = m.used;
+}
+
 void arena_free(arena *a) {
   while (a->head) {
     arena_block *n = a->head->next;
@@ -195,4 +210,35 @@ int mt_split_list(char *s, char **out, int cap) {
     if (!comma) return n;
     t = comma + 1;
   }
+}
+
+/* Reads the whole file PATH, at most MT_MAX_FILE bytes: the text (NUL-ended,
+ * its length in LEN), or NULL with WHY set (a message naming the file). */
+char *mt_read_file(const char *path, size_t *len, strbuf *why) {
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    sb_printf(why, "cannot open '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  strbuf b = {0};
+  char buf[65536];
+  size_t k;
+  while ((k = fread(buf, 1, sizeof buf, f)) > 0) {
+    sb_putn(&b, buf, k);
+    if (b.n > MT_MAX_FILE) {
+      fclose(f);
+      sb_free(&b);
+      sb_printf(why, "'%s' is larger than %u MiB", path, (unsigned)(MT_MAX_FILE >> 20));
+      return NULL;
+    }
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (bad) {
+    sb_free(&b);
+    sb_printf(why, "cannot read '%s'", path);
+    return NULL;
+  }
+  *len = b.n;
+  return b.s ? b.s : mt_strdup("");
 }

@@ -61,11 +61,23 @@ typedef struct arena {
 void *arena_alloc(arena *a, size_t n); /* zeroed, 16-byte aligned */
 char *arena_strndup(arena *a, const char *s, size_t n);
 void arena_free(arena *a);
+/* A point in an arena's life: arena_release frees what was allocated after it. */
+typedef struct arena_mark {
+  arena_block *head;
+  size_t used;
+} arena_mark;
+arena_mark arena_get_mark(const arena *a);
+void arena_release(arena *a, arena_mark m);
 
 uint64_t mt_hash_bytes(const void *p, size_t n, uint64_t seed); /* 64-bit, one pass */
 
 /* Splits a comma-separated list in place: the count, -1 for an empty name
  * (or an empty list), -2 for more than CAP names. */
 int mt_split_list(char *s, char **out, int cap);
+
+/* Every file Mentat reads (rules, components, saves) is at most this big. */
+#define MT_MAX_FILE (64u << 20)
+/* The whole file PATH (NUL-ended, length in LEN), or NULL with the reason in WHY. */
+char *mt_read_file(const char *path, size_t *len, strbuf *why);
 
 #endif

@@ -241,6 +241,29 @@ static void missing_pack_is_an_error(void **state) {
   sb_free(&out);
 }
 
+/* Issue 9.11: a component file has the same size limit as a rules file: a
+ * faction sheet that is an endless stream (/dev/zero) is an error naming the
+ * file, not an out-of-memory abort. */
+static void endless_component_is_an_error(void **state) {
+  (void)state;
+  char dir[] = "/tmp/mentat-endless.XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[256], cmd[600];
+  snprintf(cmd, sizeof cmd, "mkdir -p %s/rules %s/factions && cp tests/fixtures/race/rules/*.yaml %s/rules/ && "
+                            "ln -s /dev/zero %s/factions/endless.yaml", dir, dir, dir, dir);
+  assert_int_equal(system(cmd), 0);
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  assert_null(data_load_dir(dir, d));
+  snprintf(path, sizeof path, "'%s/factions/endless.yaml' is larger than 64 MiB", dir);
+  assert_non_null(out.s);
+  assert_non_null(strstr(out.s, path));
+  diag_free(d);
+  sb_free(&out);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 /* The dump command's exit codes (its output is checked by test_board
  * through the same def; here only usage and I/O paths). */
 static int run_dump(const char *a, const char *b, const char *c, const char *d) {
@@ -269,6 +292,7 @@ int main(void) {
       cmocka_unit_test(expansion_faction_is_data),
       cmocka_unit_test(duplicate_key_has_a_note),
       cmocka_unit_test(missing_pack_is_an_error),
+      cmocka_unit_test(endless_component_is_an_error),
       cmocka_unit_test(golden_diagnostics),
       cmocka_unit_test(dump_exit_codes),
   };
