@@ -69,6 +69,8 @@ typedef struct repl {
     mt_game *g;
   } branches[32];
   int nbranches;
+  FILE *outf;          /* where answers go */
+  const char *sandbox; /* save/load: plain file names in this directory only (the fuzzer), or NULL */
 } repl;
 
 
@@ -1153,11 +1155,22 @@ static int cmd_winner(repl *R) {
   return 0;
 }
 
+/* The path of file NAME for save/load.  In a sandbox (the console fuzzer)
+ * NAME must be a plain name, and it lives in the sandbox directory. */
+static int file_path(repl *R, const char *name, char *path, size_t n) {
+  if (!R->sandbox) return snprintf(path, n, "%s", name), 0;
+  if (strchr(name, '/') || name[0] == '.' || !name[0] || strlen(name) > 64) return fail(R, "only plain file names here");
+  snprintf(path, n, "%s/%s", R->sandbox, name);
+  return 0;
+}
+
 static int cmd_save(repl *R, int argc, char **argv) {
   if (argc != 2) return fail(R, "usage: save FILE");
+  char path[4200];
+  if (file_path(R, argv[1], path, sizeof path) < 0) return -1;
   char *text = NULL;
   mt_save_position(R->g, &text);
-  FILE *f = fopen(argv[1], "w");
+  FILE *f = fopen(path, "w");
   if (!f) {
     free(text);
     return fail(R, "cannot write '%s': %s", argv[1], strerror(errno));
@@ -1171,13 +1184,15 @@ static int cmd_save(repl *R, int argc, char **argv) {
 
 static int cmd_load(repl *R, int argc, char **argv) {
   if (argc != 2) return fail(R, "usage: load FILE");
+  char path[4200];
+  if (file_path(R, argv[1], path, sizeof path) < 0) return -1;
   if (!R->r && load_rules(R) < 0) return -1;
   mt_rules *r = R->r;
   mt_message_fn m = r->message;
   void *ud = r->message_ud;
   r->message = message;
   r->message_ud = R;
-  mt_game *g = mt_load_position(r, argv[1]);
+  mt_game *g = mt_load_position(r, path);
   r->message = m;
   r->message_ud = ud;
   if (!g) return fail(R, "could not load '%s'", argv[1]);
@@ -1752,7 +1767,7 @@ static int run_command(repl *R, const char *cmd, int argc, char **argv, const ch
   return cmd_eval(R, rest, false);
 }
 
-static bool colour(void) { return isatty(1) && !getenv("NO_COLOR"); }
+static bool colour(FILE *out) { return isatty(fileno(out)) && !getenv("NO_COLOR"); }
 
 /* Under a failed command, a caret under the word its message quotes. */
 static void caret(repl *R, const char *line, FILE *out) {
@@ -1795,7 +1810,7 @@ static void emit(repl *R, FILE *out) {
     sb_free(&j);
   } else {
     if (R->log.n) fputs(R->log.s, out);
-    bool c = colour() && !R->file;
+    bool c = colour(out) && !R->file;
     if (R->out.n)
       fprintf(out, "%s%s%s%s\n", c && !R->ok ? "\033[31m" : "", R->ok ? "" : (R->file ? "" : "error: "), R->out.s,
               c && !R->ok ? "\033[0m" : "");
@@ -1913,30 +1928,43 @@ static int read_command(repl *R, FILE *in, bool interactive, strbuf *cmd) {
 }
 
 int repl_main(int argc, char **argv, const char *default_pack) {
-  repl *R = mt_calloc(1, sizeof *R);
-  R->viewer = -1;
-  snprintf(R->components, sizeof R->components, "%s", default_pack);
+  repl_options o = {.pack = default_pack};
+  const char *variants[32];
   const char *script = NULL;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--json")) R->json = true;
-    else if ((!strcmp(argv[i], "--components") || !strcmp(argv[i], "--rules")) && i + 1 < argc)
-      snprintf(R->components, sizeof R->components, "%s", argv[++i]);
-    else if (!strcmp(argv[i], "--variant") && i + 1 < argc && R->nvariants < 32) R->variants[R->nvariants++] = argv[++i];
-    else if (argv[i][0] == '-' && argv[i][1]) {
+    if (!strcmp(argv[i], "--json")) o.json = true;
+    else if ((!strcmp(argv[i], "--components") || !strcmp(argv[i], "--rules")) && i + 1 < argc) o.pack = argv[++i];
+    else if (!strcmp(argv[i], "--variant") && i + 1 < argc) {
+      if (o.nvariants == 32) return fprintf(stderr, "mentat repl: at most 32 --variant options\n"), 64;
+      variants[o.nvariants++] = argv[++i];
+    } else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "mentat repl: unknown option '%s'\n", argv[i]);
-      mt_free(R);
       return 64;
     } else script = argv[i];
   }
+  o.variants = variants;
   FILE *in = script ? fopen(script, "r") : stdin;
   if (!in) {
     fprintf(stderr, "mentat repl: cannot open '%s': %s\n", script, strerror(errno));
-    mt_free(R);
     return 74;
   }
+  int rc = repl_run(in, stdout, script, &o);
+  if (in != stdin) fclose(in);
+  return rc;
+}
+
+int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
+  repl *R = mt_calloc(1, sizeof *R);
+  R->viewer = -1;
+  R->outf = out;
+  R->json = o->json;
+  R->sandbox = o->sandbox;
+  snprintf(R->components, sizeof R->components, "%s", o->pack ? o->pack : ".");
+  for (int i = 0; i < o->nvariants && i < 32; i++) R->variants[R->nvariants++] = o->variants[i];
+  if (o->rules) R->r = (mt_rules *)(uintptr_t)game_rules_retain(o->rules);
   R->file = script;
   int prev_ok = 1;
-  bool interactive = !script && isatty(0);
+  bool interactive = !script && in == stdin && isatty(0);
 #ifdef MT_HAVE_LIBEDIT
   if (interactive) {
     completing = R;
@@ -1959,8 +1987,8 @@ int repl_main(int argc, char **argv, const char *default_pack) {
       R->ok = 1;
       fail(R, "line %d is longer than %d bytes: ignored", R->line, MAX_LINE);
       if (script) R->errors++;
-      if (script && !R->json) fprintf(stdout, "%s:%d: (a line of more than %d bytes)\n", script, R->line, MAX_LINE);
-      emit(R, stdout);
+      if (script && !R->json) fprintf(out, "%s:%d: (a line of more than %d bytes)\n", script, R->line, MAX_LINE);
+      emit(R, out);
       prev_ok = 0;
       continue;
     }
@@ -2015,19 +2043,18 @@ int repl_main(int argc, char **argv, const char *default_pack) {
       if (!expected) R->errors++;
     }
     if (script && !R->json && (rc < 0 || is_expect)) {
-      if (rc < 0) fprintf(stdout, "%s:%d: %s\n", script, R->line, s);
+      if (rc < 0) fprintf(out, "%s:%d: %s\n", script, R->line, s);
     }
-    emit(R, stdout);
-    if (rc < 0 && !R->json) caret(R, s, stdout);
+    emit(R, out);
+    if (rc < 0 && !R->json) caret(R, s, out);
     if (!is_expect) {
       prev_ok = rc == 0;
       snprintf(R->last_output, sizeof R->last_output, "%s%s", R->log.s ? R->log.s : "", R->out.s ? R->out.s : "");
     }
   }
   sb_free(&cmdline);
-  if (in != stdin) fclose(in);
   int failed = R->failures + R->errors;
-  if (script && !R->json) printf("%s: %d failed\n", script, failed);
+  if (script && !R->json) fprintf(out, "%s: %d failed\n", script, failed);
   sb_free(&R->out);
   sb_free(&R->log);
   sb_free(&R->jextra);

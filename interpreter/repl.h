@@ -7,4 +7,23 @@
  * Returns 0, or 1 when a scripted expectation or command failed. */
 int repl_main(int argc, char **argv, const char *default_pack);
 
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "mentat.h"
+
+typedef struct repl_options {
+  const char *pack;                /* the rule pack's directory */
+  const char *const *variants;     /* variants applied by `new` */
+  int nvariants;
+  bool json;                       /* one JSON object per command */
+  const char *sandbox;             /* save/load take plain file names, in this directory (or NULL) */
+  const mt_rules *rules;           /* already compiled rules of PACK to start with, or NULL */
+} repl_options;
+
+/* Runs console commands from IN, answers to OUT; SCRIPT names IN in messages
+ * (NULL: interactive when IN is a terminal).  Returns 0, or 1 when a command
+ * or an expectation failed in a script. */
+int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o);
+
 #endif
