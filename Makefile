@@ -125,16 +125,17 @@ asan:
 	  LDFLAGS="-fsanitize=address,undefined" test
 
 FUZZ_SECONDS ?= 60
-FUZZ_TARGET  ?= parse
+# the targets `make fuzz` runs, one after another (FUZZ_RUN=save runs one)
+FUZZ_RUN     ?= $(FUZZ_TARGETS)
 fuzz: deps-fuzz
 	$(MAKE) CC=clang BUILD=build-fuzz OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" lib
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@set -e; for t in $(FUZZ_RUN); do \
 	  clang -Iinterpreter -Ibuild-fuzz/gen -g -O1 -fsanitize=fuzzer,address,undefined tests/fuzz/fuzz_$$t.c \
 	    build-fuzz/libmentat.a $(LDLIBS) -o build-fuzz/fuzz_$$t; \
 	  mkdir -p build-fuzz/corpus/$$t; \
 	  echo "== fuzzing $$t for $(FUZZ_SECONDS)s"; \
 	  build-fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=3 -artifact_prefix=build-fuzz/crash-$$t- \
-	    build-fuzz/corpus/$$t tests/fuzz/seeds/$$t; done
+	    $$(test -f tests/fuzz/$$t.dict && echo -dict=tests/fuzz/$$t.dict) build-fuzz/corpus/$$t tests/fuzz/seeds/$$t; done
 
 docs: docs/opcodes.md
 
