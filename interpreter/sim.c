@@ -209,18 +209,23 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     char *end;
+    errno = 0;
     if (!strcmp(a, "--games") && i + 1 < argc) {
       o.games = strtol(argv[++i], &end, 10);
-      if (*end || o.games < 1 || o.games > 100000000) return fprintf(stderr, "mentat simulate: bad --games\n"), 64;
+      if (*end || errno || o.games < 1 || o.games > 100000000)
+        return fprintf(stderr, "mentat simulate: --games must be a whole number from 1 to 100000000, not '%s'\n", argv[i]), 64;
     } else if (!strcmp(a, "--seed") && i + 1 < argc) {
       o.seed = strtoull(argv[++i], &end, 10);
-      if (*end) return fprintf(stderr, "mentat simulate: bad --seed\n"), 64;
+      if (*end || errno || !*argv[i] || *argv[i] == '-')
+        return fprintf(stderr, "mentat simulate: --seed must be a whole number from 0 to 18446744073709551615, not '%s'\n", argv[i]), 64;
     } else if (!strcmp(a, "--jobs") && i + 1 < argc) {
       o.jobs = (int)strtol(argv[++i], &end, 10);
-      if (*end || o.jobs < 1 || o.jobs > 256) return fprintf(stderr, "mentat simulate: bad --jobs\n"), 64;
+      if (*end || errno || o.jobs < 1 || o.jobs > 256)
+        return fprintf(stderr, "mentat simulate: --jobs must be a whole number from 1 to 256, not '%s'\n", argv[i]), 64;
     } else if (!strcmp(a, "--max-decisions") && i + 1 < argc) {
       o.max_decisions = strtol(argv[++i], &end, 10);
-      if (*end || o.max_decisions < 1) return fprintf(stderr, "mentat simulate: bad --max-decisions\n"), 64;
+      if (*end || errno || o.max_decisions < 1)
+        return fprintf(stderr, "mentat simulate: --max-decisions must be a positive whole number, not '%s'\n", argv[i]), 64;
     } else if (!strcmp(a, "--factions") && i + 1 < argc) {
       o.factions = argv[++i];
     } else if (!strcmp(a, "--bots") && i + 1 < argc) {

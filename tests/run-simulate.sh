@@ -66,5 +66,13 @@ for f in "" "," "red,,blue" "red,purple"; do
   if [ $rc -eq 64 ]; then ok; else bad "play --factions '$f' (exit $rc)" "$(head -3 "$TMP/out"; cat "$TMP/err")"; fi
 done
 
+# 6. numbers: every 64-bit seed runs (game i uses seed S+i, wrapping); a number out of range says its range
+"$MENTAT" simulate $RACE --games 2 --seed 18446744073709551615 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 0 ] && head -1 "$TMP/out" | grep -q '^2 games (0 failed)'; then ok; else bad "the largest seed (exit $rc)" "$(cat "$TMP/out" "$TMP/err")"; fi
+"$MENTAT" simulate $RACE --games 1000000000000 >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 64 ] && grep -q 'games must be a whole number from 1 to 100000000' "$TMP/err"; then ok; else bad "--games out of range (exit $rc)" "$(cat "$TMP/err")"; fi
+
 echo "$pass passed, $failn failed"
 [ "$failn" -eq 0 ]
