@@ -212,12 +212,16 @@ checksymbols: $(BUILD)/libmentat.a
 	  grep -Ev "^(mt|lex_|ast_|sema_|cg_|vm_|board_|data_|diag_|sb_|arena_|state_|game_|explain_|repl_|sim_|dump_|pack_|rules_|op_table|level_names|mtparse|mtlex|mt_|yy)" || true); \
 	  if [ -n "$$bad" ]; then echo "unexpected exported symbols:"; echo "$$bad"; exit 1; fi; echo "symbols ok"
 
+# The rule pack goes to PREFIX/share/mentat, where bin/mentat looks for it.  Each
+# pack directory is replaced, not merged: a stale .rules file would be loaded.
+PACK_DIRS = rules factions variants
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/mentat
 	install -m 755 $(BUILD)/mentat $(DESTDIR)$(PREFIX)/bin/mentat
 	install -m 644 $(BUILD)/libmentat.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 interpreter/mentat.h $(DESTDIR)$(PREFIX)/include/
-	cp -R rules factions variants $(DESTDIR)$(PREFIX)/share/mentat/
+	rm -rf $(PACK_DIRS:%=$(DESTDIR)$(PREFIX)/share/mentat/%)
+	cp -R $(wildcard $(PACK_DIRS)) $(DESTDIR)$(PREFIX)/share/mentat/
 
 clean:
 	rm -rf build build-asan build-fuzz
