@@ -150,7 +150,12 @@ if grep -qx "apt-get install -y -qq --no-install-recommends flex bison pkg-confi
 else
   bad "the deps step's apt-get commands" "$T/apt.log"
 fi
-if grep -q -- "-DMT_HAVE_LIBEDIT" "$SRC/build/config" && readelf -d "$SRC/build/mentat" | grep -q "NEEDED.*libedit"; then
+# judged by the compile line of repl.c and the binary's libraries
+has_edit() { grep -q -- "-DMT_HAVE_LIBEDIT.* interpreter/repl.c" "$1" && readelf -d "$2" | grep -q "NEEDED.*libedit"; }
+no_edit() {
+  grep -q " interpreter/repl.c" "$1" && ! grep -q -- "-DMT_HAVE_LIBEDIT" "$1" && ! readelf -d "$2" | grep -q "NEEDED.*libedit"
+}
+if has_edit "$T/test.log" "$SRC/build/mentat"; then
   ok "the console was built with line editing (libedit installed by the deps step)"
 else
   bad "the console has no line editing although the deps step installed libedit" "$T/test.log"
@@ -167,16 +172,14 @@ fi
 # ---- 3. libedit appears after a build without it ---------------------------
 rm -f "$T/state/libedit-dev"
 on_fresh "$SRC" make -j2 MT_DEPS_DONE=1 BUILD=build-noedit OPT=-O0 build-noedit/mentat > "$T/noedit.log" 2>&1
-if [ $? -eq 0 ] && ! grep -q -- "-DMT_HAVE_LIBEDIT" "$SRC/build-noedit/config" \
-   && ! readelf -d "$SRC/build-noedit/mentat" | grep -q "NEEDED.*libedit"; then
+if [ $? -eq 0 ] && no_edit "$T/noedit.log" "$SRC/build-noedit/mentat"; then
   ok "without libedit (deps step skipped) the console is built without line editing"
 else
   bad "building without libedit" "$T/noedit.log"
 fi
 touch "$T/state/libedit-dev"
 on_fresh "$SRC" make -j2 BUILD=build-noedit OPT=-O0 build-noedit/mentat > "$T/edit.log" 2>&1
-if [ $? -eq 0 ] && grep -q -- "-DMT_HAVE_LIBEDIT.*interpreter/repl.c" "$T/edit.log" \
-   && readelf -d "$SRC/build-noedit/mentat" | grep -q "NEEDED.*libedit"; then
+if [ $? -eq 0 ] && has_edit "$T/edit.log" "$SRC/build-noedit/mentat"; then
   ok "once libedit is installed, the next make rebuilds the console with line editing"
 else
   bad "libedit installed after a build without it: no rebuild with line editing" "$T/edit.log"
