@@ -1,18 +1,70 @@
 # Mentat -- the only build system.  `make test` works on a fresh Debian machine:
 # the deps step installs what is missing (as root) or prints the command.
+#
+# Two levels, so that the deps step is over before anything needs what it
+# installs, under -j too.  The top level runs the deps step, then make again
+# for the goals asked for, with MT_DEPS_DONE=1 (set it yourself to skip the
+# deps step).  Only that second level asks pkg-config for flags, after the
+# deps step; it records them in $(BUILD)/config, on which every object
+# depends, so a build made before a library appeared (libedit: the console's
+# line editing) is redone with it.
+.DEFAULT_GOAL := all
 BUILD    ?= build
 CC       ?= cc
 OPT      ?= -O2 -g
 WERROR   ?= -Werror
 PREFIX   ?= /usr/local
+
+# ---- dependencies: detect, install as root, or print the exact command ----
+DEB_PKGS = flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev
+DEPS_MISSING = missing=""; \
+	command -v flex >/dev/null || missing="$$missing flex"; \
+	command -v bison >/dev/null || missing="$$missing bison"; \
+	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
+	pkg-config --exists yaml-0.1 2>/dev/null || missing="$$missing libyaml-dev"; \
+	pkg-config --exists cmocka 2>/dev/null || missing="$$missing libcmocka-dev"; \
+	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev"
+.PHONY: deps deps-check
+deps: deps-check
+deps-check:
+	@$(DEPS_MISSING); \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "deps: installing$$missing"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing \
+	      || { echo "deps: apt-get failed"; exit 1; }; \
+	    $(DEPS_MISSING); \
+	    if [ -n "$$missing" ]; then echo "deps: still missing after apt-get:$$missing"; exit 1; fi; \
+	  else echo "deps: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; fi; \
+	fi
+
+ifndef MT_DEPS_DONE
+# ---- top level: the deps step, then every goal at the second level ----
+GOALS       := $(or $(MAKECMDGOALS),all)
+BUILD_GOALS := $(filter-out deps deps-check,$(GOALS))
+ifeq ($(filter-out clean,$(BUILD_GOALS)),)
+.PHONY: clean
+clean:
+	rm -rf build build-asan build-fuzz
+else
+.PHONY: $(BUILD_GOALS) deps-then-build
+$(BUILD_GOALS): deps-then-build ; @:
+deps-then-build: deps-check
+	+@$(MAKE) --no-print-directory MT_DEPS_DONE=1 $(BUILD_GOALS)
+endif
+
+else
+# ---- second level: the build, with the flags of what is installed now ----
 PKGS      = yaml-0.1
 WARN      = -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wconversion -Wstrict-prototypes \
             -Wmissing-prototypes -Wold-style-definition -Wformat=2 -Wcast-qual -Wundef \
             -Wwrite-strings -Wvla -Wimplicit-fallthrough
 CPPFLAGS += -Iinterpreter -I$(BUILD)/gen -MMD -MP
 CFLAGS   += $(WARN) $(WERROR) $(OPT)
-LDLIBS_YAML = $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
-EDIT_LIBS   = $(shell pkg-config --libs libedit 2>/dev/null)
+LDLIBS_YAML   := $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
+EDIT_LIBS     := $(shell pkg-config --libs libedit 2>/dev/null)
+CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 ifneq ($(EDIT_LIBS),)
   CPPFLAGS += -DMT_HAVE_LIBEDIT
 endif
@@ -25,16 +77,26 @@ TEST_SRCS = $(wildcard tests/unit/test_*.c)
 TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install deps docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update \
-        checksymbols golden-update valgrind
+.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update \
+        checksymbols golden-update valgrind doc-examples deps-fuzz FORCE
 .DELETE_ON_ERROR:
 
-all: deps-check $(BUILD)/mentat $(BUILD)/libmentat.a
+all: $(BUILD)/mentat $(BUILD)/libmentat.a
 
 lib: $(BUILD)/libmentat.a
 
-$(BUILD)/gen $(BUILD)/obj $(BUILD)/tests:
+$(BUILD) $(BUILD)/gen $(BUILD)/obj $(BUILD)/tests:
 	@mkdir -p $@
+
+# What this build is configured with, rewritten only when that changes; then
+# everything compiled is redone (new flags, OPT=..., libedit installed since).
+CONFIG = CC=$(CC) CPPFLAGS=$(CPPFLAGS) CFLAGS=$(CFLAGS) LDFLAGS=$(LDFLAGS) LDLIBS=$(LDLIBS) \
+         CMOCKA=$(CMOCKA_CFLAGS) $(CMOCKA_LIBS)
+$(BUILD)/config: FORCE | $(BUILD)
+	@printf '%s\n' '$(subst ','\'',$(CONFIG))' > $@.new; \
+	if cmp -s $@.new $@; then rm -f $@.new; else mv -f $@.new $@; \
+	  echo "$@: new configuration; console line editing: $(if $(EDIT_LIBS),yes (libedit),no (libedit not found))"; fi
+FORCE:
 
 $(BUILD)/gen/parser.c $(BUILD)/gen/parser.h &: grammar/parser.y | $(BUILD)/gen
 	bison -Wall -Werror --header=$(BUILD)/gen/parser.h -o $(BUILD)/gen/parser.c $<
@@ -43,14 +105,14 @@ $(BUILD)/gen/lexer.c $(BUILD)/gen/lexer.h &: grammar/lexer.l | $(BUILD)/gen
 	flex --header-file=$(BUILD)/gen/lexer.h -o $(BUILD)/gen/lexer.c $<
 
 # opcodes.def is the only list of opcodes; the docs page is generated from it.
-$(BUILD)/gen/opdoc: interpreter/opcodes.def tests/tools/opdoc.c | $(BUILD)/gen
+$(BUILD)/gen/opdoc: interpreter/opcodes.def tests/tools/opdoc.c $(BUILD)/config | $(BUILD)/gen
 	$(CC) $(CPPFLAGS) $(CFLAGS) tests/tools/opdoc.c -o $@
 docs/opcodes.md: $(BUILD)/gen/opdoc
 	$(BUILD)/gen/opdoc > $@
 
-$(BUILD)/obj/%.o: interpreter/%.c | $(BUILD)/obj $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
+$(BUILD)/obj/%.o: interpreter/%.c $(BUILD)/config | $(BUILD)/obj $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
-$(BUILD)/obj/gen_%.o: $(BUILD)/gen/%.c | $(BUILD)/obj $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
+$(BUILD)/obj/gen_%.o: $(BUILD)/gen/%.c $(BUILD)/config | $(BUILD)/obj $(BUILD)/gen/parser.h $(BUILD)/gen/lexer.h
 	$(CC) $(CPPFLAGS) $(CFLAGS) -c $< -o $@
 
 $(BUILD)/libmentat.a: $(LIB_OBJS)
@@ -59,12 +121,12 @@ $(BUILD)/libmentat.a: $(LIB_OBJS)
 $(BUILD)/mentat: $(BUILD)/obj/main.o $(BUILD)/libmentat.a
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmentat.a | $(BUILD)/tests
-	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes $(shell pkg-config --cflags cmocka) $< \
-	  $(BUILD)/libmentat.a $(LDFLAGS) $(LDLIBS) $(shell pkg-config --libs cmocka) -o $@
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libmentat.a $(BUILD)/config | $(BUILD)/tests
+	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes $(CMOCKA_CFLAGS) $< \
+	  $(BUILD)/libmentat.a $(LDFLAGS) $(LDLIBS) $(CMOCKA_LIBS) -o $@
 
 # Plain-C replay drivers: every fuzz target's seeds and regressions run in `make test`.
-$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmentat.a | $(BUILD)/tests
+$(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmentat.a $(BUILD)/config | $(BUILD)/tests
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes tests/fuzz/replay.c $< $(BUILD)/libmentat.a \
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
@@ -156,40 +218,27 @@ valgrind: all $(TEST_BINS)
 # The library exports only mt_* and module-prefixed names.
 checksymbols: $(BUILD)/libmentat.a
 	@bad=$$(nm -g --defined-only $< | awk 'NF==3{print $$3}' | \
-	  grep -Ev "^(mt|lex_|ast_|sema_|cg_|vm_|board_|data_|diag_|sb_|arena_|state_|game_|explain_|repl_|sim_|dump_|rules_|op_table|level_names|mtparse|mtlex|mt_|yy)" || true); \
+	  grep -Ev "^(mt|bot_|lex_|ast_|sema_|cg_|vm_|board_|data_|diag_|sb_|arena_|state_|game_|explain_|repl_|sim_|dump_|pack_|rules_|op_table|level_names|mtparse|mtlex|mt_|yy)" || true); \
 	  if [ -n "$$bad" ]; then echo "unexpected exported symbols:"; echo "$$bad"; exit 1; fi; echo "symbols ok"
 
+# The rule pack goes to PREFIX/share/mentat, where bin/mentat looks for it.  Each
+# pack directory is replaced, not merged: a stale .rules file would be loaded.
+PACK_DIRS = rules factions variants
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/mentat
 	install -m 755 $(BUILD)/mentat $(DESTDIR)$(PREFIX)/bin/mentat
 	install -m 644 $(BUILD)/libmentat.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 interpreter/mentat.h $(DESTDIR)$(PREFIX)/include/
-	cp -R rules factions variants $(DESTDIR)$(PREFIX)/share/mentat/
+	rm -rf $(PACK_DIRS:%=$(DESTDIR)$(PREFIX)/share/mentat/%)
+	cp -R $(wildcard $(PACK_DIRS)) $(DESTDIR)$(PREFIX)/share/mentat/
 
 clean:
 	rm -rf build build-asan build-fuzz
 
-# ---- dependencies: detect, install as root, or print the exact command ----
-DEB_PKGS = flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev
-deps: deps-check
-deps-check:
-	@missing=""; \
-	command -v flex >/dev/null || missing="$$missing flex"; \
-	command -v bison >/dev/null || missing="$$missing bison"; \
-	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
-	pkg-config --exists yaml-0.1 2>/dev/null || missing="$$missing libyaml-dev"; \
-	pkg-config --exists cmocka 2>/dev/null || missing="$$missing libcmocka-dev"; \
-	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev"; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "deps: installing$$missing"; \
-	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing \
-	      || { echo "deps: apt-get failed"; exit 1; }; \
-	  else echo "deps: missing$$missing; run: sudo apt-get update && sudo apt-get install -y$$missing"; exit 1; fi; \
-	fi
 deps-fuzz:
 	@if ! command -v clang >/dev/null || ! ls /usr/lib/llvm-14/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1; then \
 	  if [ "$$(id -u)" = 0 ]; then apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends clang libclang-rt-14-dev; \
 	  else echo "deps: run: sudo apt-get install -y clang libclang-rt-14-dev"; exit 1; fi; fi
 
 -include $(wildcard $(BUILD)/obj/*.d)
+endif

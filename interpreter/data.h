@@ -51,8 +51,5 @@ int dump_main(int argc, char **argv);
 void dump_board(const board_def *def, bool json, strbuf *out);
 void dump_decks(const board_def *def, bool json, strbuf *out);
 void dump_factions(const board_def *def, bool json, strbuf *out);
-/* The component pack's root: "." when it holds rules/board.yaml, else found
- * beside the executable; NULL if none. */
-const char *dump_find_rules(char *buf, size_t n);
 
 #endif

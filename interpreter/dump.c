@@ -13,6 +13,7 @@
 #include "board.h"
 #include "data.h"
 #include "diag.h"
+#include "pack.h"
 
 
 static const char *scope_name(board_scope s) {
@@ -347,25 +348,6 @@ static bool has_pack(const char *root) {
   return stat(p, &st) == 0;
 }
 
-/* The component pack: ./ if it has rules/board.yaml, else next to the
- * executable (a checkout's build/ or an installed bin/ beside share/mentat). */
-const char *dump_find_rules(char *buf, size_t n) {
-  if (has_pack(".")) return snprintf(buf, n, "."), buf;
-  char exe[4096];
-  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (k <= 0) return NULL;
-  exe[k] = 0;
-  char *slash = strrchr(exe, '/');
-  if (!slash) return NULL;
-  *slash = 0;
-  static const char *const rel[] = {"/..", "", "/../share/mentat"};
-  for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
-    snprintf(buf, n, "%s%s", exe, rel[i]);
-    if (has_pack(buf)) return buf;
-  }
-  return NULL;
-}
-
 /* argv[0] is "dump".  Exit codes: 0 ok, 64 usage, 65 data error, 74 I/O. */
 int dump_main(int argc, char **argv) {
   const char *what = NULL, *rules = NULL;
@@ -386,8 +368,14 @@ int dump_main(int argc, char **argv) {
     return 64;
   }
   char buf[4096];
-  if (!rules) rules = dump_find_rules(buf, sizeof buf);
-  if (!rules || !has_pack(rules)) {
+  if (!rules) {
+    strbuf why = {0};
+    rules = pack_find(NULL, buf, sizeof buf, &why);
+    if (!rules) fprintf(stderr, "mentat: error: %s", why.s);
+    sb_free(&why);
+    if (!rules) return 74;
+  }
+  if (!has_pack(rules)) {
     fprintf(stderr, "mentat: error: cannot find the component files (rules/board.yaml); use --rules DIR\n");
     return 74;
   }

@@ -12,6 +12,7 @@
 #include "data.h"
 #include "game.h"
 #include "mentat.h"
+#include "pack.h"
 #include "program.h"
 #include "bots.h"
 #include "explain.h"
@@ -51,38 +52,13 @@ static void message(void *ud, int level, const char *text) {
   fputs(text, stderr);
 }
 
-/* The standard pack: next to the executable in a checkout (build/..), or the
- * installed PREFIX/share/mentat, or the current directory. */
+/* The standard pack (pack.c); when it is nowhere, says where it looked. */
 static const char *find_pack(char *buf, size_t n) {
-  if (access("rules/board.yaml", R_OK) == 0 && access("factions", R_OK) == 0) {
-    /* run from a checkout (or the installed pack): names stay relative */
-    char here[4096], exe_dir[4096];
-    ssize_t k = readlink("/proc/self/exe", exe_dir, sizeof exe_dir - 1);
-    if (k > 0 && getcwd(here, sizeof here)) {
-      exe_dir[k] = 0;
-      char probe[4200], real_pack[4096], real_here[4096];
-      snprintf(probe, sizeof probe, "%s/..", dirname(exe_dir));
-      if (realpath(probe, real_pack) && realpath(here, real_here) && !strcmp(real_pack, real_here)) {
-        snprintf(buf, n, ".");
-        return buf;
-      }
-    }
-  }
-  char exe[4096];
-  ssize_t k = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (k > 0) {
-    exe[k] = 0;
-    char *dir = dirname(exe);
-    const char *suffix[] = {"/..", "/../share/mentat", ""};
-    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
-      char probe[4200];
-      snprintf(buf, n, "%s%s", dir, suffix[i]);
-      snprintf(probe, sizeof probe, "%s/rules/board.yaml", buf);
-      if (access(probe, R_OK) == 0) return buf;
-    }
-  }
-  snprintf(buf, n, ".");
-  return buf;
+  strbuf why = {0};
+  const char *dir = pack_find(NULL, buf, n, &why);
+  if (!dir) fprintf(stderr, "mentat: error: %s", why.s);
+  sb_free(&why);
+  return dir;
 }
 
 /* A --factions list: one or more names, none empty, at most the board's limit. */
@@ -173,6 +149,10 @@ static mt_rules *load(opts *o, int *code) {
     }
   mt_load L = {0};
   L.components = o->components ? o->components : find_pack(pack, sizeof pack);
+  if (!L.components) {
+    *code = EX_IOERR;
+    return NULL;
+  }
   L.files = o->files;
   L.nfiles = o->nfiles;
   L.variants = o->variants;
@@ -480,7 +460,11 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
   if (!strcmp(cmd, "repl")) {
     char pack[4096];
-    return repl_main(argc - 1, argv + 1, find_pack(pack, sizeof pack));
+    const char *dir = NULL; /* repl_main reads --components/--rules DIR itself */
+    for (int i = 2; i + 1 < argc; i++)
+      if (!strcmp(argv[i], "--components") || !strcmp(argv[i], "--rules")) dir = argv[i + 1];
+    if (!dir && !(dir = find_pack(pack, sizeof pack))) return EX_IOERR;
+    return repl_main(argc - 1, argv + 1, dir);
   }
   static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "simulate", "help"};
   const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
