@@ -386,7 +386,7 @@ int board_check_piles(const board_layout *L, const unsigned char *st, int *bad_c
  * and cells. */
 int64_t board_var_total(const board_layout *L, const unsigned char *st, int var);
 /* Sum of a section variable over the sections of AREA. */
-int32_t board_var_area_total(const board_layout *L, const unsigned char *st, int var, int area);
+int64_t board_var_area_total(const board_layout *L, const unsigned char *st, int var, int area);
 
 /* Storm: the sectors under the storm (the storm marker's sector, if the data
  * names one and it is on the board). */

@@ -273,16 +273,18 @@ static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn
 /* Iterates a range, a pile or a set expression ITER, binding local X. */
 static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn body, void *ud) {
   if (iter->kind == AST_RANGE) {
+    /* the step is taken only below HI, so a range ending at the largest
+     * integer ends there instead of overflowing past it */
     int hi = temp(c);
     expr(c, iter->kids[0]);
     op1(c, OP_STORE, x);
     expr(c, iter->kids[1]);
     op1(c, OP_STORE, hi);
-    uint32_t top = here(c);
     op1(c, OP_LOAD, x);
     op1(c, OP_LOAD, hi);
     op0(c, OP_LE);
     uint32_t j_end = jump(c, OP_JUMP_FALSE);
+    uint32_t top = here(c);
     uint32_t j_skip = 0;
     if (where) {
       expr(c, where);
@@ -292,10 +294,15 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
     body(c, ud);
     if (where) patch(c, j_skip, here(c));
     op1(c, OP_LOAD, x);
+    op1(c, OP_LOAD, hi);
+    op0(c, OP_GE);
+    uint32_t j_last = jump(c, OP_JUMP_TRUE);
+    op1(c, OP_LOAD, x);
     push_int(c, 1);
     op0(c, OP_ADD);
     op1(c, OP_STORE, x);
     loop_close(c, top, j_end, mark);
+    patch(c, j_last, here(c));
     return;
   }
   if (iter->ty == TY_PILE) { /* top card first */

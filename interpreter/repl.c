@@ -445,6 +445,17 @@ static int32_t get_var(repl *R, const char *name, int index) {
   return k < 0 ? 0 : board_var_get(LAY(R), ST(R), k, index, 0);
 }
 
+/* Balances a change of DELTA spice with bank variable B (if any): refused,
+ * changing nothing, when the bank would leave what a state cell holds (it
+ * never wraps) or go where its kind forbids. */
+static int bank_balance(repl *R, int b, long long delta) {
+  if (b < 0) return 0;
+  long long bank = (long long)board_var_get(LAY(R), ST(R), b, 0, 0) - delta;
+  if (bank < INT32_MIN || bank > INT32_MAX || board_var_set(LAY(R), ST(R), b, 0, 0, (int32_t)bank) != BOARD_OK)
+    return fail(R, "the bank cannot balance that: it would hold %lld (a state cell holds -2147483648..2147483647)", bank);
+  return 0;
+}
+
 /* spice F N (behind the shield) or spice TERRITORY N [SECTOR] (on the map);
  * the difference comes from or goes to the bank, so spice stays conserved. */
 static int cmd_spice(repl *R, int argc, char **argv) {
@@ -452,11 +463,13 @@ static int cmd_spice(repl *R, int argc, char **argv) {
   if (argc < 3 || !parse_int(argv[2], &n) || n < 0) return fail(R, "usage: spice FACTION|TERRITORY N [SECTOR]");
   int f = faction_id(R, argv[1]);
   int32_t before;
+  int b = var_of(R, "bank");
   if (f >= 0) {
     int gf = LAY(R)->game_faction[f];
     if (gf < 0) return fail(R, "%s is not in this game", argv[1]);
     before = get_var(R, "spice", gf);
-    if (set_var(R, "spice", gf, (int32_t)n) < 0) return -1;
+    if (bank_balance(R, b, n - before) < 0) return -1;
+    if (set_var(R, "spice", gf, (int32_t)n) < 0) return bank_balance(R, b, before - n), -1;
   } else {
     int a, sec;
     if (board_area_index(DEF(R), argv[1]) < 0) {
@@ -468,10 +481,9 @@ static int cmd_spice(repl *R, int argc, char **argv) {
     }
     if (need_area(R, argv[1], &a) < 0 || section_arg(R, a, argc > 3 ? argv[3] : NULL, &sec) < 0) return -1;
     before = get_var(R, "board_spice", sec);
-    if (set_var(R, "board_spice", sec, (int32_t)n) < 0) return -1;
+    if (bank_balance(R, b, n - before) < 0) return -1;
+    if (set_var(R, "board_spice", sec, (int32_t)n) < 0) return bank_balance(R, b, before - n), -1;
   }
-  int b = var_of(R, "bank");
-  if (b >= 0) board_var_set(LAY(R), ST(R), b, 0, 0, board_var_get(LAY(R), ST(R), b, 0, 0) - ((int32_t)n - before));
   say(R, "spice of %s: %lld", argv[1], n);
   return 0;
 }
@@ -912,9 +924,9 @@ static void show_territory(repl *R, int a, bool json) {
   }
   if (first) say(R, " no forces");
   int sv = board_var_index(def, "board_spice");
-  int32_t spice = sv >= 0 ? board_var_area_total(L, ST(R), sv, a) : 0;
-  say(R, "; spice %d", spice);
-  if (json) sb_printf(&R->jextra, "},\"spice\":%d", spice);
+  long long spice = sv >= 0 ? board_var_area_total(L, ST(R), sv, a) : 0;
+  say(R, "; spice %lld", spice);
+  if (json) sb_printf(&R->jextra, "},\"spice\":%lld", spice);
 }
 
 static int cmd_show(repl *R, int argc, char **argv) {

@@ -495,7 +495,7 @@ dispatch:
       board_var_set(v->L, v->st, vr->board_var, inst, cell, (int32_t)(uint32_t)(uint64_t)y);
       board_var_set(v->L, v->st, vr->board_var, inst, cell + 1, (int32_t)(uint32_t)((uint64_t)y >> 32));
     } else {
-      if (y < INT32_MIN || y > INT32_MAX) FAIL(VE_OVERFLOW, A_, 0, y);
+      if (y < INT32_MIN || y > INT32_MAX) FAIL(VE_WIDE, A_, 0, y); /* never truncated */
       if (vr->data && v->L->vars[vr->board_var].type == BT_FACTION && y >= 0) {
         y = vm_game_faction(v, y);
         if (y < 0) FAIL(VE_ABSENT, A_, 0, y);
@@ -794,6 +794,10 @@ void vm_error_text(const vm *v, const diag *d, strbuf *out) {
   switch (vs->err_code) {
   case VE_DIV: sb_puts(out, "division by zero"); break;
   case VE_OVERFLOW: sb_puts(out, "integer overflow"); break;
+  case VE_WIDE:
+    sb_printf(out, "variable '%s' cannot hold %lld: the state keeps 32-bit integers (-2147483648..2147483647)",
+              p->vars[vs->err_a].name, (long long)vs->err_v);
+    break;
   case VE_STACK: sb_puts(out, vs->err_a == 2 ? "too many cancellations in force" : "the rules nest calls too deeply (recursion?)"); break;
   case VE_BUDGET: sb_printf(out, "still running after %llu instructions: the rule does not terminate", (unsigned long long)VM_BUDGET); break;
   case VE_CONFLICT:
@@ -831,7 +835,7 @@ int vm_var_store(vm *v, int var, const int64_t *args, int64_t x) {
     board_var_set(v->L, v->st, vr->board_var, inst, cell + 1, (int32_t)(uint32_t)((uint64_t)x >> 32));
     return 0;
   }
-  if (x < INT32_MIN || x > INT32_MAX) return VE_OVERFLOW;
+  if (x < INT32_MIN || x > INT32_MAX) return VE_WIDE;
   if (vr->data && v->L->vars[vr->board_var].type == BT_FACTION && x >= 0) {
     x = vm_game_faction(v, x);
     if (x < 0) return VE_ABSENT;

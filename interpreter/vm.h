@@ -51,7 +51,7 @@ typedef struct vm_state {
 /* runtime error codes (err_code) */
 enum {
   VE_NONE, VE_DIV, VE_OVERFLOW, VE_STACK, VE_BUDGET, VE_CONFLICT, VE_NODEF, VE_NEGATIVE, VE_SHORT, VE_ABSENT,
-  VE_SECTION, VE_RANGE, VE_NOGAME, VE_CARD, VE_INTERNAL
+  VE_SECTION, VE_RANGE, VE_NOGAME, VE_CARD, VE_INTERNAL, VE_WIDE
 };
 
 typedef void (*vm_log_fn)(void *ud, const char *rule, const char *text);

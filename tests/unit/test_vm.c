@@ -401,6 +401,52 @@ static void runtime_errors_name_rules(void **s) {
                "no definition of value 'v' applies");
 }
 
+/* Arithmetic never wraps (issue 9.4): at the edges of the 64-bit integers the
+ * built-ins give the exact result, and what has none is a runtime error that
+ * names the rule.  M is INT64_MAX, built from literals. */
+#define M_ "(9223372 * 1000000000000 + 36854775807)"
+static void arithmetic_at_the_limits(void **s) {
+  (void)s;
+  expect_log("game 9 \"t\" { let m = " M_ "\n let n = -m - 1\n"
+             " let a = div_up(m, 2)\n let b = div_up(n, 3)\n let c = div_round(m, 2)\n let d = div_round(n, 2)\n"
+             " let e = div_round(n, m)\n let f = div_round(m, m)\n"
+             " log \"{a} {b} {c} {d} {e} {f}\"\n"
+             " let g = div_up(7, 2)\n let h = div_up(-7, 2)\n let i = div_round(7, 2)\n let j = div_round(-7, 2)\n"
+             " let k = div_round(5, 3)\n let l = div_round(4, 3)\n let o = div_round(-5, 3)\n let p = div_up(n, 1)\n"
+             " log \"{g} {h} {i} {j} {k} {l} {o}\"\n"
+             " let q = sector_add(3, m)\n let r = sector_add(1, n)\n let t = sector_add(0, -5)\n"
+             " log \"{q} {r} {t} {p}\" }",
+             NULL,
+             "[9] 4611686018427387904 -3074457345618258602 4611686018427387904 -4611686018427387904 -1 1\n"
+             "[9] 4 -3 4 -3 2 1 -2\n"
+             "[9] 2 1 3 -9223372036854775808\n");
+  /* a range loop up to the largest integer ends there, without stepping past it */
+  expect_log("game 9 \"t\" { let m = " M_ "\n let k = 0\n for i in m - 1..m { set k = k + 1 }\n"
+             " for j in -m - 1..-m { set k = k + 1 }\n for z in m..m - 1 { set k = k + 100 }\n log \"{k}\" }",
+             NULL, "[9] 4\n");
+  expect_error("rule 4.1 \"sums\" { procedure s() { let x = sum(f in factions: " M_ ") } }\ngame 9 \"t\" { run s() }",
+               "runtime error in rule 4.1 (sums): integer overflow");
+  expect_error("rule 4.2 \"abs\" { procedure s() { let x = abs(-" M_ " - 1) } }\ngame 9 \"t\" { run s() }",
+               "runtime error in rule 4.2 (abs): value -9223372036854775808 is out of range");
+  /* a state cell holds 32 bits: a store outside them is refused, never truncated */
+  expect_error("var round: int\nrule 4.3 \"stores\" { procedure s() { set round = 4294967297 } }\ngame 9 \"t\" { run s() }",
+               "runtime error in rule 4.3 (stores): variable 'round' cannot hold 4294967297");
+  expect_error("rule 4.4 \"fills\" { procedure s() { set fuel(red) = 2147483647\n set fuel(red) = fuel(red) + 1 } }\n"
+               "game 9 \"t\" { run s() }",
+               "runtime error in rule 4.4 (fills): variable 'fuel' cannot hold 2147483648");
+  /* moving 2^32 + 1 tokens is not moving one */
+  expect_error("rule 4.5 \"moves\" { procedure s() {\n"
+               " move(red, runner, 4294967297, section(start_line, first(sectors_of(start_line))), pool(reserves, red)) } }\n"
+               "game 9 \"t\" { run s() }",
+               "runtime error in rule 4.5 (moves): not enough tokens there to move");
+  /* none where a pool or a pile is needed names the rule, never reads outside the data */
+  expect_error("rule 4.6 \"pools\" { procedure s() { let x = pooled(red, none) } }\ngame 9 \"t\" { run s() }",
+               "runtime error in rule 4.6 (pools): none was used");
+  expect_error("rule 4.7 \"piles\" { procedure s() { let x = pile(none, red) } }\ngame 9 \"t\" { run s() }",
+               "runtime error in rule 4.7 (piles): none was used");
+}
+#undef M_
+
 /* A game suspended at a decision is cloned with memcpy; each copy then goes
  * its own way, deterministically. */
 static void clone_and_resume(void **s) {
@@ -551,6 +597,7 @@ int main(void) {
       cmocka_unit_test(decisions),
       cmocka_unit_test(actions_and_refusals),
       cmocka_unit_test(runtime_errors_name_rules),
+      cmocka_unit_test(arithmetic_at_the_limits),
       cmocka_unit_test(totals),
       cmocka_unit_test(guards_narrow_ranges),
       cmocka_unit_test(computed_initial_values),
