@@ -33,6 +33,8 @@
 #define BOARD_MAX_KINDS 16
 #define BOARD_MAX_SECTIONS 1024
 #define BOARD_MAX_CARDS 4096
+#define BOARD_MAX_LEADERS 64   /* leader sets (leaders_of) are uint64_t bitsets of the pack's leaders */
+#define BOARD_MAX_LEADER_STATUS 64 /* a leader's status is one byte; sets of statuses are uint64_t bitsets */
 #define BOARD_NO_SECTOR (-1)
 #define BOARD_NONE (-1)        /* "no faction/area/sector" value of a reference variable */
 
