@@ -825,6 +825,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   if (def->nleader_status > BOARD_MAX_LEADER_STATUS) {
     lerr(ld, b->lstatus.v[BOARD_MAX_LEADER_STATUS].sp, "more than %d leader statuses (a set of them holds at most %d)",
          BOARD_MAX_LEADER_STATUS, BOARD_MAX_LEADER_STATUS);
+    for (int i = BOARD_MAX_LEADER_STATUS; i < def->nleader_status; i++) mt_free(def->leader_status[i]);
     def->nleader_status = BOARD_MAX_LEADER_STATUS;
   }
   if (def->nleader_status == 0) {

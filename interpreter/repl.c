@@ -233,8 +233,11 @@ static int advance(repl *R, int mode) {
   if (st == MT_PAUSED || st == VM_IDLE) st = vm_run(&R->g->v);
   while (st == MT_WAITING && mode == 1 && guard++ < 1000000) {
     mt_choice c;
-    if (!bot_choice(R, &c)) return fail(R, "%s has no legal answer to '%s' (rule %s)", mt_pending(R->g)->faction,
-                                        mt_pending(R->g)->prompt, mt_pending(R->g)->rule);
+    if (!bot_choice(R, &c)) {
+      if (mt_decision_error(R->g)) return fail(R, "%s", mt_decision_error(R->g));
+      return fail(R, "%s has no legal answer to '%s' (rule %s)", mt_pending(R->g)->faction, mt_pending(R->g)->prompt,
+                  mt_pending(R->g)->rule);
+    }
     char text[512];
     mt_choice_format(R->g, &c, text, sizeof text);
     const mt_decision *d = mt_pending(R->g);
@@ -679,7 +682,7 @@ static int cmd_run(repl *R, int argc, char **argv) {
       if (mt_start(R->g) == MT_FAILED) return fail(R, "%s", mt_error(R->g));
     } else if (st == MT_WAITING) {
       mt_choice c;
-      if (!bot_choice(R, &c)) return fail(R, "no legal answer");
+      if (!bot_choice(R, &c)) return fail(R, "%s", mt_decision_error(R->g) ? mt_decision_error(R->g) : "no legal answer");
       mt_explain why;
       if (mt_apply(R->g, &c, &why) < 0) return fail(R, "%s", why.text);
     } else if (advance(R, 0) < 0) {
@@ -800,6 +803,7 @@ static int cmd_legal(repl *R) {
   if (!mt_pending(R->g)) return fail(R, "no decision is pending");
   static mt_choice buf[4096];
   size_t n = mt_legal(R->g, buf, 4096);
+  if (mt_decision_error(R->g)) return fail(R, "%s", mt_decision_error(R->g));
   describe_pending(R);
   say(R, "\n%zu legal answer%s%s", n, n == 1 ? "" : "s", n > 4096 ? " (the first 4096 follow)" : "");
   size_t shown = n < 4096 ? n : 4096;
