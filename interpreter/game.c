@@ -5,6 +5,7 @@
 #include "game.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -509,10 +510,11 @@ void mt_choice_format(const mt_game *g, const mt_choice *c, char *buf, size_t n)
 static bool parse_value(const mt_game *g, int ty, const char *w, int64_t *out) {
   const board_def *def = g->r->def;
   char *end;
+  errno = 0;
   long long v = strtoll(w, &end, 10);
   if (*w && !*end) {
     *out = v;
-    return ty == TY_INT || ty == TY_SECTOR || ty == TY_BOOL;
+    return errno != ERANGE && (ty == TY_INT || ty == TY_SECTOR || ty == TY_BOOL); /* never saturated */
   }
   if (!strcmp(w, "none")) return *out = -1, true;
   int k = -1;

@@ -584,6 +584,10 @@ static void wide_ranges_are_intervals(void **s) {
 
   /* an integer asked for: counted, indexed and drawn over the whole range */
   g = started("game 9 \"t\" { let x = ask red \"how many\" from 0..1000000000000\n log \"{x}\" }", &r);
+  char perr[64];
+  assert_int_equal(mt_choice_parse(g, "99999999999999999999", &c, perr, sizeof perr), -1); /* not read as INT64_MAX */
+  assert_int_equal(mt_choice_parse(g, "-99999999999999999999", &c, perr, sizeof perr), -1);
+  assert_int_equal(mt_choice_parse(g, "9223372036854775807", &c, perr, sizeof perr), 0);
   assert_int_equal(mt_legal(g, buf, 4), 1000000000001);
   assert_int_equal(buf[3].value, 3);
   beyond = false;
