@@ -860,12 +860,12 @@ int64_t board_var_total(const board_layout *L, const unsigned char *st, int var)
   return t;
 }
 
-int32_t board_var_area_total(const board_layout *L, const unsigned char *st, int var, int area) {
+int64_t board_var_area_total(const board_layout *L, const unsigned char *st, int var, int area) {
   if (var < 0 || var >= L->nvars || L->vars[var].scope != BS_SECTION || area < 0 ||
       area >= L->def->nareas)
     return 0;
   const board_area *a = &L->def->areas[area];
-  int32_t t = 0;
+  int64_t t = 0; /* several 32-bit cells: summed without wrapping */
   for (int i = 0; i < a->nsections; i++) t += *var_cell(L, st, var, a->first_section + i, 0);
   return t;
 }

@@ -33,6 +33,8 @@
 #define BOARD_MAX_KINDS 16
 #define BOARD_MAX_SECTIONS 1024
 #define BOARD_MAX_CARDS 4096
+#define BOARD_MAX_LEADERS 64   /* leader sets (leaders_of) are uint64_t bitsets of the pack's leaders */
+#define BOARD_MAX_LEADER_STATUS 64 /* a leader's status is one byte; sets of statuses are uint64_t bitsets */
 #define BOARD_NO_SECTOR (-1)
 #define BOARD_NONE (-1)        /* "no faction/area/sector" value of a reference variable */
 
@@ -386,7 +388,7 @@ int board_check_piles(const board_layout *L, const unsigned char *st, int *bad_c
  * and cells. */
 int64_t board_var_total(const board_layout *L, const unsigned char *st, int var);
 /* Sum of a section variable over the sections of AREA. */
-int32_t board_var_area_total(const board_layout *L, const unsigned char *st, int var, int area);
+int64_t board_var_area_total(const board_layout *L, const unsigned char *st, int var, int area);
 
 /* Storm: the sectors under the storm (the storm marker's sector, if the data
  * names one and it is on the board). */

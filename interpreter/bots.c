@@ -27,7 +27,7 @@ uint64_t bot_rand(uint64_t *s) {
 }
 
 #define BOT_CAP 4096
-#define BOT_SAMPLE 24
+#define BOT_SAMPLE 24 /* candidates drawn; the ends of integer ranges may add a few more (buf holds BOT_CAP) */
 
 /* The rules' bot_value(f) of faction F in G, or 0 if the rules define none. */
 static bool score(mt_game *g, int value, int64_t f, int64_t *out) {
@@ -45,19 +45,42 @@ static bool same_answer(const mt_choice *a, const mt_choice *b) {
   return true;
 }
 
+static bool add_candidate(mt_choice *buf, size_t *m, const mt_choice *c) {
+  for (size_t i = 0; i < *m; i++)
+    if (same_answer(&buf[i], c)) return false;
+  buf[(*m)++] = *c;
+  return true;
+}
+
 /* The heuristic bot's candidates: every legal answer when there are at most
  * BOT_SAMPLE, else BOT_SAMPLE draws of the level-by-level sampler (repeats
- * dropped).  Neither lists every answer of a wide decision. */
+ * dropped), and for the first drawn answer of each action whose last
+ * parameter is an integer, the same answer at both ends of that parameter's
+ * range (the least and the most it may bid, pay or move).  Nothing lists
+ * every answer of a wide decision, and a range of a billion values costs no
+ * more than a range of three: the work per decision is bounded. */
 static size_t candidates(mt_game *g, uint64_t *rng, mt_choice *buf) {
   size_t n = mt_legal_upto(g, buf, BOT_SAMPLE);
   if (n <= BOT_SAMPLE) return n;
-  size_t m = 0;
+  size_t m = 0, drawn;
   for (int k = 0; k < 2 * BOT_SAMPLE && m < BOT_SAMPLE; k++) {
     mt_choice c;
     if (!mt_sample(g, rand_cb, rng, &c)) break;
-    bool dup = false;
-    for (size_t i = 0; i < m && !dup; i++) dup = same_answer(&buf[i], &c);
-    if (!dup) buf[m++] = c;
+    add_candidate(buf, &m, &c);
+  }
+  drawn = m;
+  for (size_t i = 0; i < drawn; i++) {
+    const mt_choice *c = &buf[i];
+    bool first = true;
+    for (size_t j = 0; j < i && first; j++) first = buf[j].action != c->action;
+    int last = c->nargs - 1;
+    int64_t lo, hi;
+    if (!first || last < 1 || !game_param_range(g, c, last, &lo, &hi)) continue;
+    mt_choice end = *c;
+    end.args[last] = lo;
+    add_candidate(buf, &m, &end);
+    end.args[last] = hi;
+    add_candidate(buf, &m, &end);
   }
   return m;
 }

@@ -15,9 +15,12 @@
  * is fetched with mt_legal_nth); passive: declines optional uses
  * (`may` -> no) and otherwise takes the answer with the fewest parameters;
  * heuristic: tries up to BOT_SAMPLE answers (all, when there are no more;
- * else draws of mt_sample, never the full list) on copies of the game and
- * keeps the one after which the rules' value `bot_value(f)` of the deciding
- * faction is highest (random when the rules define no such value). */
+ * else draws of mt_sample, never the full list, plus both ends of the
+ * integer range of each action drawn) on copies of the game and keeps the one
+ * after which the rules' value `bot_value(f)` of the deciding faction is
+ * highest (random when the rules define no such value).  Every bot returns
+ * false when there is no answer, and also when the decision's work budget ran
+ * out (mt_decision_error then says so). */
 typedef enum { BOT_RANDOM, BOT_PASSIVE, BOT_HEURISTIC, BOT_UNIFORM } bot_kind;
 
 int bot_kind_parse(const char *name); /* -1 if unknown */

@@ -60,12 +60,19 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   case BI_abs:
     RANGE_CHECK(a[0] != INT64_MIN, a[0]);
     return a[0] < 0 ? -a[0] : a[0];
-  case BI_div_up:
+  /* C's division truncates: a rounded-up or rounded quotient is found from
+   * the truncated one and the remainder, so no intermediate can overflow */
+  case BI_div_up: {
     if (a[1] <= 0) return *err = VE_DIV, 0;
-    return a[0] >= 0 ? (a[0] + a[1] - 1) / a[1] : -((-a[0]) / a[1]);
-  case BI_div_round:
+    int64_t q = a[0] / a[1];
+    return a[0] % a[1] > 0 ? q + 1 : q;
+  }
+  case BI_div_round: {
     if (a[1] <= 0) return *err = VE_DIV, 0;
-    return a[0] >= 0 ? (2 * a[0] + a[1]) / (2 * a[1]) : -((-2 * a[0] + a[1] - 1) / (2 * a[1]));
+    int64_t q = a[0] / a[1], r = a[0] % a[1];
+    if (r < 0) q--, r += a[1]; /* floor, 0 <= r < b */
+    return r >= a[1] - r ? q + 1 : q; /* r / b >= 1/2: halves go up */
+  }
   case BI_sectors_of: RANGE_CHECK(area_ok(v, a[0]), a[0]); return def->areas[a[0]].sectors;
   case BI_has_tag: RANGE_CHECK(area_ok(v, a[0]), a[0]); return board_area_has_tag(def, (int)a[0], (int)a[1]);
   case BI_tagged: return (int64_t)board_areas_with_tag(def, (int)a[0]);
@@ -83,7 +90,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   case BI_sector_add: {
     RANGE_CHECK(sector_ok(v, a[0]), a[0]);
     int64_t n = def->nsectors;
-    return ((a[0] + a[1]) % n + n) % n;
+    return (a[0] + a[1] % n + n) % n; /* each term below n: no overflow for any step */
   }
   case BI_storm_path:
     RANGE_CHECK(sector_ok(v, a[0]), a[0]);
@@ -139,6 +146,8 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   case BI_move_all: {
     gf = vm_game_faction(v, a[0]);
     if (gf < 0) return *err = VE_ABSENT, 0;
+    RANGE_CHECK(a[1] >= 0 && a[1] < L->nlocs, a[1]);
+    RANGE_CHECK(a[2] >= 0 && a[2] < L->nlocs, a[2]);
     int moved = 0;
     for (int k = 0; k < def->nkinds; k++) {
       int n = board_tokens(L, st, (int)a[1], gf, k);
@@ -151,7 +160,9 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   case BI_pooled:
   case BI_pooled_of: {
     gf = vm_game_faction(v, a[0]);
-    int pool = (int)(id == BI_pooled ? a[1] : a[2]);
+    int64_t pa = id == BI_pooled ? a[1] : a[2];
+    RANGE_CHECK(pa >= 0 && pa < def->npools, pa);
+    int pool = (int)pa;
     if (gf < 0) return 0;
     int loc = board_loc_pool(L, pool, def->pools[pool].scope == BS_FACTION ? gf : -1);
     if (loc < 0) return 0;
@@ -195,6 +206,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     return board_loc_section(s);
   }
   case BI_pool: {
+    RANGE_CHECK(a[0] >= 0 && a[0] < def->npools, a[0]);
     int pool = (int)a[0];
     int owner = -1;
     if (def->pools[pool].scope == BS_FACTION) {
@@ -208,11 +220,16 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     if (gf < 0) return *err = VE_ABSENT, 0;
     if (a[2] < 0) return *err = VE_RANGE, *errv = a[2], 0;
     if (a[2] == 0) return 0;
-    int r = board_move_tokens(L, st, gf, (int)a[1], (int)a[3], (int)a[4], (int)a[2]);
+    RANGE_CHECK(a[3] >= 0 && a[3] < L->nlocs, a[3]);
+    RANGE_CHECK(a[4] >= 0 && a[4] < L->nlocs, a[4]);
+    /* no stack holds more than INT16_MAX: a larger count is short, never cut to an int */
+    int n = a[2] > INT16_MAX ? INT16_MAX + 1 : (int)a[2];
+    int r = board_move_tokens(L, st, gf, (int)a[1], (int)a[3], (int)a[4], n);
     if (r != BOARD_OK) return *err = r == BOARD_ESHORT ? VE_SHORT : VE_RANGE, 0;
     return 0;
   }
   case BI_pile: {
+    RANGE_CHECK(a[0] >= 0 && a[0] < def->npiles, a[0]);
     int owner = -1;
     if (def->piles[a[0]].scope == BS_FACTION) {
       owner = vm_game_faction(v, a[1]);

@@ -273,16 +273,18 @@ static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn
 /* Iterates a range, a pile or a set expression ITER, binding local X. */
 static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn body, void *ud) {
   if (iter->kind == AST_RANGE) {
+    /* the step is taken only below HI, so a range ending at the largest
+     * integer ends there instead of overflowing past it */
     int hi = temp(c);
     expr(c, iter->kids[0]);
     op1(c, OP_STORE, x);
     expr(c, iter->kids[1]);
     op1(c, OP_STORE, hi);
-    uint32_t top = here(c);
     op1(c, OP_LOAD, x);
     op1(c, OP_LOAD, hi);
     op0(c, OP_LE);
     uint32_t j_end = jump(c, OP_JUMP_FALSE);
+    uint32_t top = here(c);
     uint32_t j_skip = 0;
     if (where) {
       expr(c, where);
@@ -292,10 +294,15 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
     body(c, ud);
     if (where) patch(c, j_skip, here(c));
     op1(c, OP_LOAD, x);
+    op1(c, OP_LOAD, hi);
+    op0(c, OP_GE);
+    uint32_t j_last = jump(c, OP_JUMP_TRUE);
+    op1(c, OP_LOAD, x);
     push_int(c, 1);
     op0(c, OP_ADD);
     op1(c, OP_STORE, x);
     loop_close(c, top, j_end, mark);
+    patch(c, j_last, here(c));
     return;
   }
   if (iter->ty == TY_PILE) { /* top card first */
@@ -1147,6 +1154,83 @@ static int narrow_func(cg *c, int ai, int i, bool lower) {
   return fn;
 }
 
+/* The guards judged at parameter I of action AI (at the tail, those reading
+ * the last parameter or the cost) are all bounds that the narrowing
+ * functions apply in full, and no cost reads I: every value of the narrowed
+ * range passes them (game.c then counts and samples the range as an
+ * interval, whatever its width). */
+static bool exact_interval(const program *p, int ai, int i) {
+  const action_rec *a = &p->actions[ai];
+  bool last = i + 1 == a->nparams;
+  if (a->ptype[i] != TY_INT || !a->pdomain[i] || a->pdomain[i]->kind != AST_RANGE) return false;
+  if (last && a->cost && max_slot(a->cost, a->nparams) >= i) return false;
+  for (int g = 0; g < a->nguards; g++) {
+    const guard_rec *gr = &a->guards[g];
+    int w = suppression_need(p, ai, gr), need = max_slot(gr->cond, a->nparams);
+    if (w > need) need = w;
+    if (need != i && !(last && need == a->nparams)) continue; /* judged at another level */
+    bound_shape bs;
+    if (!guard_bound(a, gr, i, &bs) || w >= i) return false;
+  }
+  return true;
+}
+
+/* How many values parameter I of action AI may take at most, from its type
+ * and a constant domain (-1: unknown, such as 1..spice(f)); an exact
+ * interval counts 1, since it is counted and sampled without a walk. */
+static double param_width(const program *p, int ai, int i) {
+  const action_rec *a = &p->actions[ai];
+  const board_def *def = p->def;
+  node *dom = a->pdomain[i];
+  if (a->ptype[i] == TY_INT) {
+    if (a->exact[i] && i + 1 == a->nparams) return 1;
+    if (!dom || dom->kind != AST_RANGE || a->nlo_fn[i] >= 0 || a->nhi_fn[i] >= 0) return -1;
+    int64_t b[2];
+    for (int k = 0; k < 2; k++) {
+      node *e = dom->kids[k];
+      bool neg = e->kind == AST_UNARY && e->op == BOP_NEG && e->nkids == 1;
+      if (neg) e = e->kids[0];
+      if (e->kind != AST_INT) return -1;
+      b[k] = neg ? -e->ival : e->ival;
+    }
+    return b[1] < b[0] ? 0 : (double)b[1] - (double)b[0] + 1;
+  }
+  switch (a->ptype[i]) {
+  case TY_FACTION: return def->nfactions;
+  case TY_TERRITORY: return def->nareas;
+  case TY_SECTOR: return def->nsectors;
+  case TY_CARD: return def->ncards;
+  case TY_LEADER: return def->nleaders;
+  case TY_KIND: return def->nkinds;
+  case TY_BOOL: return 2;
+  default: return a->ptype[i] >= TY_ENUM0 && a->ptype[i] - TY_ENUM0 < p->nenums ? p->enums[a->ptype[i] - TY_ENUM0].nvalues : -1;
+  }
+}
+
+/* A warning for an action whose answers, walked value by value, may number
+ * more than this: listing or sampling it could exhaust a decision's work
+ * budget (mt_set_work_budget).  Exact intervals count as one value. */
+#define EXPLODING_ANSWERS 1e6
+
+static void warn_explosion(cg *c, int ai) {
+  const action_rec *a = &c->p->actions[ai];
+  double n = 1;
+  strbuf why = {0};
+  for (int i = 1; i < a->nparams; i++) {
+    double w = param_width(c->p, ai, i);
+    if (w <= 1) continue; /* unknown, or counted at once */
+    n *= w;
+    sb_printf(&why, "%s%s: %.0f", why.n ? " x " : "", a->pname[i], w);
+  }
+  if (n > EXPLODING_ANSWERS)
+    diag_warning(c->d, a->span,
+                 "the answers of action '%s' may number %.0f (%s), walked value by value: no guard bounds its "
+                 "integer parameters as an interval (require n <= e), so listing or sampling a decision may "
+                 "exhaust its work budget",
+                 a->name, n, why.s);
+  sb_free(&why);
+}
+
 static void action_funcs(cg *c, int ai) {
   program *p = c->p;
   action_rec *a = &p->actions[ai];
@@ -1168,6 +1252,7 @@ static void action_funcs(cg *c, int ai) {
       if (a->ptype[i] == TY_INT) {
         a->nlo_fn[i] = narrow_func(c, ai, i, true);
         a->nhi_fn[i] = narrow_func(c, ai, i, false);
+        a->exact[i] = exact_interval(p, ai, i);
       }
     } else {
       a->dom_fn[i] = new_func(c, what("domain of %s.%s", a->name, a->pname[i]), a->rule, FN_PURE, i);
@@ -1177,6 +1262,7 @@ static void action_funcs(cg *c, int ai) {
       end(c);
     }
   }
+  warn_explosion(c, ai);
   if (a->cost) {
     a->cost_fn = new_func(c, what("cost of action %s", a->name), a->rule, FN_PURE, a->nparams);
     begin(c, a->cost_fn, slots, a->cost->span);

@@ -817,6 +817,12 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   }
   def->leader_status = ysv_ids(ld, &b->lstatus, "leader status");
   def->nleader_status = (int)b->lstatus.n;
+  if (def->nleader_status > BOARD_MAX_LEADER_STATUS) {
+    lerr(ld, b->lstatus.v[BOARD_MAX_LEADER_STATUS].sp, "more than %d leader statuses (a set of them holds at most %d)",
+         BOARD_MAX_LEADER_STATUS, BOARD_MAX_LEADER_STATUS);
+    for (int i = BOARD_MAX_LEADER_STATUS; i < def->nleader_status; i++) mt_free(def->leader_status[i]);
+    def->nleader_status = BOARD_MAX_LEADER_STATUS;
+  }
   if (def->nleader_status == 0) {
     mt_free(def->leader_status);
     def->leader_status = mt_calloc(2, sizeof(char *));
@@ -1619,6 +1625,11 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
            def->factions[def->leaders[other].faction].id);
       continue;
     }
+    if (def->nleaders >= BOARD_MAX_LEADERS) { /* leaders_of(f) is a set: bit i is leader i of the whole pack */
+      lerr(ld, rl->id.sp, "more than %d leaders in all (with the other factions' sheets): sets of leaders hold at most %d",
+           BOARD_MAX_LEADERS, BOARD_MAX_LEADERS);
+      break;
+    }
     int32_t strength = 0;
     if (!rl->has_strength) lerr(ld, rl->id.sp, "leader '%s' has no strength", rl->id.s);
     else conv_int(ld, &rl->strength, "strength", 0, 1000, &strength);
@@ -1630,7 +1641,6 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
     L->strength = strength;
   }
   F->nleaders = def->nleaders - F->first_leader;
-  if (def->nleaders > 127) lerr(ld, idsp, "more than 127 leaders in all");
 }
 
 static int load_faction(data_loader *ld, const char *name, const char *text, size_t len) {

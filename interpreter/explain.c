@@ -361,10 +361,10 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
       }
       return -1;
     }
-    mt_choice legal[4096]; /* asks, numbers, yes/no: legality is membership */
-    size_t n = mt_legal(g, legal, 4096);
-    bool ok = false;
-    for (size_t i = 0; i < n && i < 4096; i++) ok |= legal[i].value == c.value;
+    mt_choice legal[64]; /* asks, yes/no: legality is membership; a number: within its range, however wide */
+    size_t n = d->kind == MT_DEC_NUMBER ? 0 : mt_legal(g, legal, 64);
+    bool ok = d->kind == MT_DEC_NUMBER && c.value >= d->lo && c.value <= d->hi;
+    for (size_t i = 0; i < n && i < 64; i++) ok |= legal[i].value == c.value;
     if (json) sb_printf(out, "\"legal\":%s,\"rules\":[\"%s\"],\"because\":[],\"text\":", ok ? "true" : "false", d->rule);
     char t[512];
     snprintf(t, sizeof t, "%s is %s answer to '%s' (rule %s)", choice, ok ? "a legal" : "not a legal", d->prompt, d->rule);

@@ -5,6 +5,7 @@
 #include "game.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,6 +296,7 @@ void mt_game_free(mt_game *g) {
   mt_free(g->v.memo);
   sb_free(&g->errtext);
   mt_rules_free((mt_rules *)(uintptr_t)g->r);
+  sb_free(&g->evalerr);
   mt_free(g);
 }
 
@@ -348,7 +350,9 @@ const mt_decision *mt_pending(mt_game *g) {
   return d;
 }
 
-/* Cost and guards of action A with ARGS; fills the refused guard list. */
+/* Cost and guards of action A with ARGS; fills the refused guard list.  A
+ * cost or guard that cannot be evaluated refuses, its runtime error (which
+ * names the rule, and the budget when it did not terminate) in g->evalerr. */
 static bool action_legal(mt_game *g, int a, const int64_t *args, int64_t *cost) {
   const program *p = &g->r->prog;
   const action_rec *ar = &p->actions[a];
@@ -357,405 +361,12 @@ static bool action_legal(mt_game *g, int a, const int64_t *args, int64_t *cost) 
   *cost = 0;
   g->v.nrefused = 0;
   g->v.guard_failed = 0;
-  if (ar->cost_fn >= 0 && !vm_eval(&g->v, ar->cost_fn, full, ar->nparams, cost, NULL)) return false;
+  sb_free(&g->evalerr);
+  if (ar->cost_fn >= 0 && !vm_eval_at(&g->v, ar->cost_fn, full, ar->nparams, cost, &g->evalerr, g->r->d)) return false;
   full[ar->nparams] = *cost;
   int64_t ok = 0;
-  if (!vm_eval(&g->v, ar->guard_fn, full, ar->nparams + 1, &ok, NULL)) return false;
+  if (!vm_eval_at(&g->v, ar->guard_fn, full, ar->nparams + 1, &ok, &g->evalerr, g->r->d)) return false;
   return ok != 0;
-}
-
-/* The domain of parameter I of action A given the earlier arguments. */
-/* The domain of parameter I of action A given the earlier arguments: a set
- * (SET), a range (LO..HI, *RANGE), or a pile's cards (*PILE = its slot). */
-static bool param_domain_ex(mt_game *g, int a, int i, const int64_t *args, int64_t *set, int64_t *lo, int64_t *hi,
-                            bool *range, int *pile) {
-  const program *p = &g->r->prog;
-  const action_rec *ar = &p->actions[a];
-  const board_def *def = g->r->def;
-  *range = false;
-  *pile = -1;
-  if (ar->dom_fn[i] >= 0 && ar->dom_pile[i]) {
-    int64_t slot;
-    if (!vm_eval(&g->v, ar->dom_fn[i], args, i, &slot, NULL)) return false;
-    *pile = (int)slot;
-    return slot >= 0 && slot < g->L->npile_slots;
-  }
-  if (ar->dom_fn[i] < 0 && ar->lo_fn[i] < 0 && (ar->ptype[i] == TY_CARD || ar->ptype[i] == TY_LEADER)) {
-    *range = true; /* every card (leader): more than a set holds */
-    *lo = 0;
-    *hi = (ar->ptype[i] == TY_CARD ? def->ncards : def->nleaders) - 1;
-    return true;
-  }
-  if (ar->lo_fn[i] >= 0) {
-    *range = true;
-    return vm_eval(&g->v, ar->lo_fn[i], args, i, lo, NULL) && vm_eval(&g->v, ar->hi_fn[i], args, i, hi, NULL);
-  }
-  if (ar->dom_fn[i] >= 0) return vm_eval(&g->v, ar->dom_fn[i], args, i, set, NULL);
-  int64_t none = 0;
-  switch (ar->ptype[i]) {
-  case TY_FACTION: {
-    int e = 0;
-    *set = vm_builtin(&g->v, BI_factions, args, &e, &none);
-    return true;
-  }
-  case TY_TERRITORY: *set = def->nareas >= 64 ? -1 : (int64_t)((1ull << def->nareas) - 1); return true;
-  case TY_SECTOR: *set = (int64_t)((1ull << def->nsectors) - 1); return true;
-  case TY_KIND: *set = (int64_t)((1ull << def->nkinds) - 1); return true;
-  case TY_BOOL: *range = true; *lo = 0; *hi = 1; return true;
-  default:
-    if (ar->ptype[i] >= TY_ENUM0 && ar->ptype[i] - TY_ENUM0 < p->nenums) {
-      *range = true;
-      *lo = 0;
-      *hi = p->enums[ar->ptype[i] - TY_ENUM0].nvalues - 1;
-      return true;
-    }
-    return false;
-  }
-}
-
-/* Narrows a range domain LO..HI of parameter I to the bounds its guards put
- * on it (require n > high_bid, n <= max_bid(f)): values outside would be
- * refused by those guards, so enumeration and sampling skip them.  A bound
- * that cannot be computed narrows nothing (the guards still judge). */
-static void narrow_range(mt_game *g, int a, int i, const int64_t *args, int64_t *lo, int64_t *hi) {
-  const action_rec *ar = &g->r->prog.actions[a];
-  int64_t b;
-  if (ar->nlo_fn[i] >= 0 && vm_eval(&g->v, ar->nlo_fn[i], args, i, &b, NULL) && b > *lo) *lo = b;
-  if (ar->nhi_fn[i] >= 0 && vm_eval(&g->v, ar->nhi_fn[i], args, i, &b, NULL) && b < *hi) *hi = b;
-}
-
-/* Does LO..HI hold more than K + 1 values?  (Without overflow for any bounds.) */
-static bool wider_than(int64_t lo, int64_t hi, uint64_t k) { return hi > lo && (uint64_t)hi - (uint64_t)lo > k; }
-
-/* Is X within parameter I's domain? */
-static bool in_domain(mt_game *g, int a, int i, const int64_t *args, int64_t x, bool *ok) {
-  int64_t set = 0, lo = 0, hi = -1;
-  bool range;
-  int pile;
-  if (!param_domain_ex(g, a, i, args, &set, &lo, &hi, &range, &pile)) return false;
-  if (pile >= 0) {
-    int pos;
-    *ok = x >= 0 && x < g->r->def->ncards && board_card_pile(g->L, g->v.st, (int)x, &pos) == pile;
-  } else if (range) {
-    *ok = x >= lo && x <= hi;
-  } else {
-    *ok = x >= 0 && x < 64 && ((uint64_t)set >> x & 1u);
-  }
-  return true;
-}
-
-typedef struct enum_ctx {
-  mt_game *g;
-  mt_choice *out;
-  size_t cap, n;
-  int action;
-  int64_t args[MAX_PARAMS];
-  size_t stop; /* stop once this many legal answers are found (1: does one exist?); 0: never */
-  size_t only; /* with ONLY_ONE: keep just the answer of this index, in out[0] */
-  bool only_one;
-} enum_ctx;
-
-/* Guards that depend only on the parameters chosen so far: a refusal here
- * refuses every completion, so the branch is pruned. */
-static bool prefix_ok(enum_ctx *e, int i) {
-  const action_rec *ar = &e->g->r->prog.actions[e->action];
-  if (i + 1 >= ar->nparams || ar->prefix_fn[i] < 0) return true;
-  int64_t full[MAX_PARAMS + 1] = {0};
-  memcpy(full, e->args, sizeof(int64_t) * (size_t)(i + 1));
-  int64_t ok = 1;
-  e->g->v.nrefused = 0;
-  e->g->v.guard_failed = 0;
-  if (!vm_eval(&e->g->v, ar->prefix_fn[i], full, ar->nparams + 1, &ok, NULL)) return true;
-  return ok != 0;
-}
-
-/* The leaf of the enumeration: the cost and the guards not judged above. */
-static bool tail_ok(enum_ctx *e, int64_t *cost) {
-  mt_game *g = e->g;
-  const action_rec *ar = &g->r->prog.actions[e->action];
-  int64_t full[MAX_PARAMS + 1];
-  memcpy(full, e->args, (size_t)ar->nparams * sizeof *full);
-  *cost = 0;
-  g->v.nrefused = 0;
-  g->v.guard_failed = 0;
-  if (ar->cost_fn >= 0 && !vm_eval(&g->v, ar->cost_fn, full, ar->nparams, cost, NULL)) return false;
-  full[ar->nparams] = *cost;
-  int64_t ok = 0;
-  if (!vm_eval(&g->v, ar->tail_fn, full, ar->nparams + 1, &ok, NULL)) return false;
-  return ok != 0;
-}
-
-static void enum_params(enum_ctx *e, int i) {
-  const action_rec *ar = &e->g->r->prog.actions[e->action];
-  if (i == ar->nparams) {
-    int64_t cost;
-    if (!tail_ok(e, &cost)) return;
-    if (e->only_one ? e->n == e->only : e->n < e->cap) {
-      mt_choice *c = &e->out[e->only_one ? 0 : e->n];
-      c->action = e->action;
-      c->nargs = ar->nparams;
-      memcpy(c->args, e->args, sizeof e->args);
-      c->value = cost;
-    }
-    e->n++;
-    return;
-  }
-  int64_t set = 0, lo = 0, hi = -1;
-  bool range;
-  int pile;
-  if (!param_domain_ex(e->g, e->action, i, e->args, &set, &lo, &hi, &range, &pile)) return;
-  if (pile >= 0) { /* a pile's cards, top first */
-    int n = board_pile_count(e->g->L, e->g->v.st, pile);
-    for (int k = n - 1; k >= 0 && !(e->stop && e->n >= e->stop); k--) {
-      e->args[i] = board_pile_card(e->g->L, e->g->v.st, pile, k);
-      if (prefix_ok(e, i)) enum_params(e, i + 1);
-    }
-    return;
-  }
-  if (range) {
-    narrow_range(e->g, e->action, i, e->args, &lo, &hi);
-    if (wider_than(lo, hi, 100000)) hi = lo + 100000; /* a compact description would be needed beyond this */
-    for (int64_t x = lo; x <= hi && !(e->stop && e->n >= e->stop); x++) {
-      e->args[i] = x;
-      if (prefix_ok(e, i)) enum_params(e, i + 1);
-    }
-    return;
-  }
-  for (int k = 0; k < 64 && !(e->stop && e->n >= e->stop); k++)
-    if ((uint64_t)set >> k & 1u) {
-      e->args[i] = k;
-      if (prefix_ok(e, i)) enum_params(e, i + 1);
-    }
-}
-
-/* Does the prefix E->args[0..I-1] of E->action have a legal completion?
- * The search stops at the first one. */
-static bool completes(enum_ctx *e, int i) {
-  enum_ctx sub = *e;
-  mt_choice tmp;
-  sub.out = &tmp;
-  sub.cap = 1;
-  sub.n = 0;
-  sub.stop = 1;
-  enum_params(&sub, i);
-  return sub.n > 0;
-}
-
-/* Reservoir sampling: the K-th candidate seen replaces the pick with chance 1/K. */
-static bool keep(mt_rand_fn rnd, void *ctx, unsigned *k) {
-  ++*k;
-  return *k == 1 || rnd(ctx) % *k == 0;
-}
-
-/* Takes candidates in random order until one passes TEST: the first to pass
- * is uniform among all that would (each order is equally likely), and only
- * the candidates drawn before it are tested.  Returns its index or -1. */
-#define SAMPLE_MAX 4096
-static int draw_until(int64_t *cand, int m, mt_rand_fn rnd, void *ctx, bool (*test)(enum_ctx *, int, int64_t, int64_t *),
-                      enum_ctx *e, int i, int64_t *cost) {
-  while (m > 0) {
-    int j = (int)(rnd(ctx) % (uint64_t)m);
-    int64_t x = cand[j];
-    cand[j] = cand[--m];
-    cand[m] = x;
-    if (test(e, i, x, cost)) return m;
-  }
-  return -1;
-}
-
-/* Parameter I = X: does it lead to a legal answer?  (For the last
- * parameter this judges the answer, and gives its cost.) */
-static bool value_leads(enum_ctx *e, int i, int64_t x, int64_t *cost) {
-  const action_rec *ar = &e->g->r->prog.actions[e->action];
-  e->args[i] = x;
-  if (i + 1 == ar->nparams) return tail_ok(e, cost);
-  return prefix_ok(e, i) && completes(e, i + 1);
-}
-
-/* One value of parameter I, uniform among those with a legal completion;
- * for the last parameter, also its cost.  False if there is none. */
-static bool sample_param(enum_ctx *e, int i, mt_rand_fn rnd, void *ctx, int64_t *pick, int64_t *cost) {
-  int64_t set = 0, lo = 0, hi = -1, c = 0;
-  bool range;
-  int pile;
-  if (!param_domain_ex(e->g, e->action, i, e->args, &set, &lo, &hi, &range, &pile)) return false;
-  int64_t cand[SAMPLE_MAX];
-  int m = 0;
-  if (pile >= 0) {
-    int n = board_pile_count(e->g->L, e->g->v.st, pile);
-    for (int k = 0; k < n && m < SAMPLE_MAX; k++) cand[m++] = board_pile_card(e->g->L, e->g->v.st, pile, k);
-  } else if (range) {
-    narrow_range(e->g, e->action, i, e->args, &lo, &hi);
-    if (wider_than(lo, hi, SAMPLE_MAX - 1)) { /* too many to hold: one pass, keeping each with the right chance */
-      if (wider_than(lo, hi, 100000)) hi = lo + 100000;
-      unsigned k = 0;
-      for (int64_t x = lo; x <= hi; x++)
-        if (value_leads(e, i, x, &c) && keep(rnd, ctx, &k)) *pick = x, *cost = c;
-      return k > 0;
-    }
-    for (int64_t x = lo; x <= hi; x++) cand[m++] = x;
-  } else {
-    for (int k = 0; k < 64; k++)
-      if ((uint64_t)set >> k & 1u) cand[m++] = k;
-  }
-  int j = draw_until(cand, m, rnd, ctx, value_leads, e, i, &c);
-  if (j < 0) return false;
-  *pick = cand[j];
-  *cost = c;
-  return true;
-}
-
-/* The action A = X (the answer's first level): does it have a legal answer? */
-static bool action_leads(enum_ctx *e, int i, int64_t x, int64_t *cost) {
-  (void)i, (void)cost;
-  const program *p = &e->g->r->prog;
-  e->action = (int)x;
-  e->args[0] = e->g->v.vs->dec.faction;
-  if (p->actions[e->action].nparams > 1 && !prefix_ok(e, 0)) return false;
-  return completes(e, 1);
-}
-
-int mt_sample(mt_game *g, mt_rand_fn rnd, void *ctx, mt_choice *out) {
-  vm_state *vs = g->v.vs;
-  if (vs->status != VM_WAITING) return false;
-  vm_memo_reset(&g->v);
-  *out = (mt_choice){.action = -1};
-  switch (vs->dec.kind) {
-  case DEC_ASK: {
-    unsigned k = 0;
-    for (int x = 0; x < 64; x++)
-      if ((uint64_t)vs->dec.set >> x & 1u && keep(rnd, ctx, &k)) out->value = x;
-    return k > 0;
-  }
-  case DEC_RANGE: {
-    int64_t hi = wider_than(vs->dec.lo, vs->dec.hi, 1000000) ? vs->dec.lo + 1000000 : vs->dec.hi;
-    if (hi < vs->dec.lo) return false;
-    out->value = vs->dec.lo + (int64_t)(rnd(ctx) % (uint64_t)(hi - vs->dec.lo + 1));
-    return true;
-  }
-  case DEC_MAY: out->value = (int64_t)(rnd(ctx) % 2); return true;
-  case DEC_ACT: {
-    const program *p = &g->r->prog;
-    enum_ctx e = {g, NULL, 0, 0, 0, {0}, 0, 0, false};
-    int64_t cand[SAMPLE_MAX];
-    int m = 0;
-    for (int i = 0; i < p->nlist[vs->dec.list] && m < SAMPLE_MAX; i++)
-      if (p->lists[vs->dec.list][i] >= 0) cand[m++] = p->lists[vs->dec.list][i];
-    int64_t cost = 0;
-    int j = draw_until(cand, m, rnd, ctx, action_leads, &e, 0, &cost);
-    int action = j < 0 ? -1 : (int)cand[j];
-    if (action < 0) return false;
-    const action_rec *ar = &p->actions[action];
-    e.action = action;
-    e.args[0] = vs->dec.faction;
-    if (ar->nparams == 1 && !tail_ok(&e, &cost)) return false; /* judged above: cannot happen */
-    for (int i = 1; i < ar->nparams; i++) {
-      int64_t x = 0;
-      if (!sample_param(&e, i, rnd, ctx, &x, &cost)) return false;
-      e.args[i] = x;
-    }
-    out->action = action;
-    out->nargs = ar->nparams;
-    memcpy(out->args, e.args, sizeof e.args);
-    out->value = cost;
-    return true;
-  }
-  default: return false;
-  }
-}
-
-static size_t legal(mt_game *g, mt_choice *out, size_t cap, size_t stop);
-
-size_t mt_legal(mt_game *g, mt_choice *out, size_t cap) { return legal(g, out, cap, 0); }
-
-size_t mt_legal_upto(mt_game *g, mt_choice *out, size_t cap) { return legal(g, out, cap, cap + 1); }
-
-bool game_first_fewest(mt_game *g, mt_choice *out) {
-  vm_state *vs = g->v.vs;
-  if (vs->status != VM_WAITING) return false;
-  if (vs->dec.kind != DEC_ACT) return legal(g, out, 1, 1) > 0;
-  vm_memo_reset(&g->v);
-  const program *p = &g->r->prog;
-  for (int np = 1; np <= MAX_PARAMS; np++)
-    for (int i = 0; i < p->nlist[vs->dec.list]; i++) {
-      enum_ctx e = {g, out, 1, 0, p->lists[vs->dec.list][i], {0}, 1, 0, false};
-      if (e.action < 0 || p->actions[e.action].nparams != np) continue;
-      e.args[0] = vs->dec.faction;
-      if (np > 1 && !prefix_ok(&e, 0)) continue;
-      enum_params(&e, 1);
-      if (e.n) return true;
-    }
-  return false;
-}
-
-int mt_legal_nth(mt_game *g, size_t k, mt_choice *out) {
-  vm_state *vs = g->v.vs;
-  if (vs->status != VM_WAITING) return 0;
-  if (vs->dec.kind != DEC_ACT) { /* a short list, or a range: no search */
-    if (vs->dec.kind == DEC_RANGE) {
-      if (vs->dec.hi < vs->dec.lo || k > (uint64_t)vs->dec.hi - (uint64_t)vs->dec.lo) return 0;
-      *out = (mt_choice){.action = -1, .value = vs->dec.lo + (int64_t)k};
-      return 1;
-    }
-    mt_choice buf[64];
-    size_t n = legal(g, buf, 64, 0);
-    if (k >= n || k >= 64) return 0;
-    *out = buf[k];
-    return 1;
-  }
-  vm_memo_reset(&g->v);
-  const program *p = &g->r->prog;
-  enum_ctx e = {g, out, 1, 0, 0, {0}, k + 1, k, true};
-  for (int i = 0; i < p->nlist[vs->dec.list] && e.n <= k; i++) {
-    e.action = p->lists[vs->dec.list][i];
-    if (e.action < 0) continue;
-    e.args[0] = vs->dec.faction;
-    if (p->actions[e.action].nparams > 1 && !prefix_ok(&e, 0)) continue;
-    enum_params(&e, 1);
-  }
-  return e.n > k;
-}
-
-/* The legal answers into OUT (up to CAP); the count, or STOP when it stops there (0: never). */
-static size_t legal(mt_game *g, mt_choice *out, size_t cap, size_t stop) {
-  vm_state *vs = g->v.vs;
-  if (vs->status != VM_WAITING) return 0;
-  vm_memo_reset(&g->v);
-  size_t n = 0;
-  switch (vs->dec.kind) {
-  case DEC_ASK:
-    for (int k = 0; k < 64; k++)
-      if ((uint64_t)vs->dec.set >> k & 1u) {
-        if (n < cap) out[n] = (mt_choice){.action = -1, .value = k};
-        n++;
-      }
-    return n;
-  case DEC_RANGE:
-    for (int64_t x = vs->dec.lo; x <= vs->dec.hi && x - vs->dec.lo <= 1000000 && !(stop && n >= stop); x++) {
-      if (n < cap) out[n] = (mt_choice){.action = -1, .value = x};
-      n++;
-    }
-    return n;
-  case DEC_MAY:
-    for (int x = 0; x < 2; x++) {
-      if (n < cap) out[n] = (mt_choice){.action = -1, .value = x};
-      n++;
-    }
-    return n;
-  case DEC_ACT: {
-    const program *p = &g->r->prog;
-    enum_ctx e = {g, out, cap, 0, 0, {0}, stop, 0, false};
-    for (int i = 0; i < p->nlist[vs->dec.list] && !(stop && e.n >= stop); i++) {
-      e.action = p->lists[vs->dec.list][i];
-      if (e.action < 0) continue;
-      e.args[0] = vs->dec.faction;
-      if (p->actions[e.action].nparams > 1 && !prefix_ok(&e, 0)) continue; /* guards on the faction alone */
-      enum_params(&e, 1);
-    }
-    return e.n;
-  }
-  default: return 0;
-  }
 }
 
 static void refuse(mt_game *g, mt_explain *why, const char *msg) {
@@ -788,7 +399,7 @@ static void explain_guards(mt_game *g, int a, mt_explain *why) {
                 (int)(sp.end - sp.start), text + sp.start);
     }
   }
-  if (why->nreasons == 0) sb_puts(&b, " its cost or guards could not be evaluated;");
+  if (why->nreasons == 0) sb_printf(&b, " its cost or guards could not be evaluated: %s;", g->evalerr.s ? g->evalerr.s : "?");
   b.s[b.n - 1] = 0;
   snprintf(why->text, sizeof why->text, "%s", b.s);
   sb_free(&b);
@@ -845,7 +456,7 @@ int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why) {
     }
     for (int i = 1; i < ar->nparams; i++) {
       bool in;
-      if (!in_domain(g, c->action, i, c->args, c->args[i], &in)) {
+      if (!game_in_domain(g, c->action, i, c->args, c->args[i], &in)) {
         refuse(g, why, "the parameters could not be evaluated");
         return -1;
       }
@@ -916,10 +527,11 @@ void mt_choice_format(const mt_game *g, const mt_choice *c, char *buf, size_t n)
 static bool parse_value(const mt_game *g, int ty, const char *w, int64_t *out) {
   const board_def *def = g->r->def;
   char *end;
+  errno = 0;
   long long v = strtoll(w, &end, 10);
   if (*w && !*end) {
     *out = v;
-    return ty == TY_INT || ty == TY_SECTOR || ty == TY_BOOL;
+    return errno != ERANGE && (ty == TY_INT || ty == TY_SECTOR || ty == TY_BOOL); /* never saturated */
   }
   if (!strcmp(w, "none")) return *out = -1, true;
   int k = -1;
@@ -1113,7 +725,7 @@ int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, 
   vm_memo_reset(&g->v);
   for (int i = 1; i < ar->nparams; i++) {
     bool in;
-    if (!in_domain(g, c->action, i, c->args, c->args[i], &in))
+    if (!game_in_domain(g, c->action, i, c->args, c->args[i], &in))
       return snprintf(err, errlen, "the domain of '%s' could not be evaluated", ar->pname[i]), -1;
     if (!in) return snprintf(err, errlen, "'%s' is outside the choices the action offers", ar->pname[i]), -2 - i;
   }

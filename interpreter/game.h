@@ -40,6 +40,7 @@ struct mt_game {
   mt_decision dec;
   char prompt[512]; /* the pending decision's prompt, holes filled */
   strbuf errtext;
+  strbuf evalerr; /* why the last judged answer's cost or guards could not be evaluated */
 };
 
 /* Compiles in-memory sources against a loaded (borrowed) component set:
@@ -68,6 +69,13 @@ bool game_first_fewest(mt_game *g, mt_choice *out);
 /* Takes one more reference to R (released by mt_rules_free): games hold
  * their rules, so freeing the rules while games built on them live is safe. */
 const mt_rules *game_rules_retain(const mt_rules *r);
+/* The range of integer parameter I of C's action given C's earlier
+ * arguments, narrowed by the guards that bound it (charged to the pending
+ * decision's work account).  False if it is not a range or is empty. */
+bool game_param_range(mt_game *g, const mt_choice *c, int i, int64_t *lo, int64_t *hi);
+/* answers.c: is X within parameter I's domain of action A given the earlier
+ * ARGS (*OK)?  False if the domain cannot be evaluated. */
+bool game_in_domain(mt_game *g, int a, int i, const int64_t *args, int64_t x, bool *ok);
 /* A message callback that appends to the strbuf passed as UD. */
 void game_capture(void *ud, int level, const char *text);
 

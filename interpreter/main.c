@@ -26,9 +26,9 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  check   [pack options] [FILE...]   parse, resolve and type-check rules; exit 65 on errors\n"
-    "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [FILE...]\n"
+    "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [--work-budget N] [FILE...]\n"
     "                                     play the pack's game rule with seeded random bots\n"
-    "  play    [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic]\n"
+    "  play    [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic] [--work-budget N]\n"
     "                                     a full Basic game with bots, narrated\n"
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
     "  explain RULE-ID [--bytecode] [--json] [pack options]   a rule: links both ways, hooks, where defined\n"
@@ -36,9 +36,12 @@ static const char usage[] =
     "  repl    [--json] [--components DIR] [FILE]   the console: commands from FILE or stdin\n"
     "  rules   --list [--json] [pack options]   every rule: number, title, kind, owner, membership, karama, links\n"
     "  simulate [pack options] --games N [--seed S] [--jobs J] [--json] [--factions a,b] [--no-invariants]\n"
-    "           [--bots random|uniform|passive|heuristic]\n"
+    "           [--bots random|uniform|passive|heuristic] [--work-budget N]\n"
     "                                     seeded games with invariants checked after every step\n"
     "                                     (--no-invariants: unchecked, for balance runs)\n"
+    "\n"
+    "--work-budget N: the VM instructions the bots' listing and sampling may spend on one decision\n"
+    "(default 100000000); a decision that needs more stops the game with an error naming it\n"
     "\n"
     "pack options:\n"
     "  --components DIR   components (DIR/rules/board.yaml, DIR/rules/decks.yaml, DIR/factions/*.yaml)\n"
@@ -86,6 +89,7 @@ typedef struct opts {
   long turns;
   int bots;
   uint64_t seed;
+  uint64_t work_budget; /* 0: MT_WORK_BUDGET */
   int bytecode;
   int json;
 } opts;
@@ -112,6 +116,11 @@ static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
       unsigned long long s = strtoull(argv[i], &end, 10);
       if (*end || errno || argv[i][0] == '-') return fprintf(stderr, "mentat: bad seed '%s'\n", argv[i]), -1;
       o->seed = s;
+    } else if (!strcmp(a, "--work-budget")) {
+      char *end;
+      errno = 0;
+      if (++i >= argc || !(o->work_budget = strtoull(argv[i], &end, 10)) || *end || errno || argv[i][0] == '-')
+        return fprintf(stderr, "mentat: --work-budget needs a positive number of instructions\n"), -1;
     } else if (!strcmp(a, "--answers")) {
       if (++i >= argc) return fprintf(stderr, "mentat: --answers needs a list\n"), -1;
       o->answers = argv[i];
@@ -338,6 +347,7 @@ static int play_game(mt_rules *r, opts *o) {
     return EX_USAGE;
   }
   mt_game_set_log(g, narrate, NULL);
+  mt_set_work_budget(g, o->work_budget);
   if (o->turns > 0) { /* the pack's turn limit, when it has one (var game_length) */
     const program *p = &r->prog;
     for (int i = 0; i < p->nvars; i++)
@@ -371,7 +381,9 @@ static int play_game(mt_rules *r, opts *o) {
         break;
       }
     } else if (!bot_choose(g, o->bots, &bot, &c)) {
-      fprintf(stderr, "mentat: error: %s has no legal answer to '%s' (rule %s)\n", d->faction, d->prompt, d->rule);
+      const char *stopped = mt_decision_error(g);
+      if (stopped) fprintf(stderr, "mentat: %s\n", stopped);
+      else fprintf(stderr, "mentat: error: %s has no legal answer to '%s' (rule %s)\n", d->faction, d->prompt, d->rule);
       st = -1;
       break;
     }

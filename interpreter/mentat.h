@@ -71,6 +71,14 @@ typedef struct mt_explain {
   char text[1024];                    /* one readable paragraph */
 } mt_explain;
 
+/* The work budget of one decision: the VM instructions that listing,
+ * sampling and finding the k-th answer (mt_legal, mt_legal_upto,
+ * mt_legal_nth, mt_sample) may spend on the guards, domains and costs of one
+ * pending decision, all calls together.  When it runs out they stop short and
+ * mt_decision_error says which decision and which action spent it.  No
+ * decision of the standard pack comes near it (see docs/language.md). */
+#define MT_WORK_BUDGET 100000000ull
+
 /* FACTIONS: faction ids (NULL: all of the data's factions). */
 mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactions, uint64_t seed, char *err,
                      size_t errlen);
@@ -108,6 +116,18 @@ void mt_choice_format(const mt_game *g, const mt_choice *c, char *buf, size_t n)
 int mt_choice_parse(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen);
 /* A runtime error's message (MT_FAILED). */
 const char *mt_error(mt_game *g);
+/* Sets the work budget of each decision of G (and of its clones made after):
+ * N VM instructions, or 0 for MT_WORK_BUDGET. */
+void mt_set_work_budget(mt_game *g, uint64_t n);
+/* Why the answers to the pending decision could not be listed or sampled:
+ * its work budget ran out (file:line:col of the decision, its rule, the
+ * action and where it was spent), or NULL when nothing stopped short.  A
+ * listing or sampling that returns nothing is "no legal answer" only when
+ * this is NULL. */
+const char *mt_decision_error(mt_game *g);
+/* The most VM instructions any one decision of G (and of the games it was
+ * cloned from) has spent on listing and sampling so far. */
+uint64_t mt_decision_work_peak(const mt_game *g);
 
 mt_game *mt_clone(const mt_game *g);
 /* Copies the state of SRC into DST (same rules and factions): one memcpy. */

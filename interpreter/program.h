@@ -105,6 +105,9 @@ typedef struct action_rec {
   bool dom_pile[MAX_PARAMS]; /* the domain function gives a pile: its cards */
   int lo_fn[MAX_PARAMS], hi_fn[MAX_PARAMS]; /* range domains */
   int nlo_fn[MAX_PARAMS], nhi_fn[MAX_PARAMS]; /* bounds of an int range from the guards (enumeration only), or -1 */
+  bool exact[MAX_PARAMS]; /* int range: the guards judged at this parameter are all bounds (nlo/nhi_fn say all
+                             they say) and, for the last one, no cost reads it: every value in the narrowed
+                             range passes them, so it is counted and sampled as an interval */
   node *cost;
   int cost_fn;       /* -1: no cost */
   int guard_fn;      /* params + cost -> bool; records failing guards */

@@ -268,8 +268,11 @@ static int advance(repl *R, int mode) {
   if (st == MT_PAUSED || st == VM_IDLE) st = vm_run(&R->g->v);
   while (st == MT_WAITING && mode == 1 && guard++ < 1000000) {
     mt_choice c;
-    if (!bot_choice(R, &c)) return fail(R, "%s has no legal answer to '%s' (rule %s)", mt_pending(R->g)->faction,
-                                        mt_pending(R->g)->prompt, mt_pending(R->g)->rule);
+    if (!bot_choice(R, &c)) {
+      if (mt_decision_error(R->g)) return fail(R, "%s", mt_decision_error(R->g));
+      return fail(R, "%s has no legal answer to '%s' (rule %s)", mt_pending(R->g)->faction, mt_pending(R->g)->prompt,
+                  mt_pending(R->g)->rule);
+    }
     char text[512];
     mt_choice_format(R->g, &c, text, sizeof text);
     const mt_decision *d = mt_pending(R->g);
@@ -533,6 +536,17 @@ static int32_t get_var(repl *R, const char *name, int index) {
   return k < 0 ? 0 : board_var_get(LAY(R), ST(R), k, index, 0);
 }
 
+/* Balances a change of DELTA spice with bank variable B (if any): refused,
+ * changing nothing, when the bank would leave what a state cell holds (it
+ * never wraps) or go where its kind forbids. */
+static int bank_balance(repl *R, int b, long long delta) {
+  if (b < 0) return 0;
+  long long bank = (long long)board_var_get(LAY(R), ST(R), b, 0, 0) - delta;
+  if (bank < INT32_MIN || bank > INT32_MAX || board_var_set(LAY(R), ST(R), b, 0, 0, (int32_t)bank) != BOARD_OK)
+    return fail(R, "the bank cannot balance that: it would hold %lld (a state cell holds -2147483648..2147483647)", bank);
+  return 0;
+}
+
 /* spice F N (behind the shield) or spice TERRITORY N [SECTOR] (on the map);
  * the difference comes from or goes to the bank, so spice stays conserved. */
 static int cmd_spice(repl *R, int argc, char **argv) {
@@ -541,11 +555,13 @@ static int cmd_spice(repl *R, int argc, char **argv) {
   if (parse_number(R, "the amount of spice", argv[2], 0, INT32_MAX, &n) < 0) return -1;
   int f = faction_id(R, argv[1]);
   int32_t before;
+  int b = var_of(R, "bank");
   if (f >= 0) {
     int gf = LAY(R)->game_faction[f];
     if (gf < 0) return fail(R, "%s is not in this game", argv[1]);
     before = get_var(R, "spice", gf);
-    if (set_var(R, "spice", gf, (int32_t)n) < 0) return -1;
+    if (bank_balance(R, b, n - before) < 0) return -1;
+    if (set_var(R, "spice", gf, (int32_t)n) < 0) return bank_balance(R, b, before - n), -1;
   } else {
     int a, sec;
     if (board_area_index(DEF(R), argv[1]) < 0) {
@@ -557,10 +573,9 @@ static int cmd_spice(repl *R, int argc, char **argv) {
     }
     if (need_area(R, argv[1], &a) < 0 || section_arg(R, a, argc > 3 ? argv[3] : NULL, &sec) < 0) return -1;
     before = get_var(R, "board_spice", sec);
-    if (set_var(R, "board_spice", sec, (int32_t)n) < 0) return -1;
+    if (bank_balance(R, b, n - before) < 0) return -1;
+    if (set_var(R, "board_spice", sec, (int32_t)n) < 0) return bank_balance(R, b, before - n), -1;
   }
-  int b = var_of(R, "bank");
-  if (b >= 0) board_var_set(LAY(R), ST(R), b, 0, 0, board_var_get(LAY(R), ST(R), b, 0, 0) - ((int32_t)n - before));
   say(R, "spice of %s: %lld", argv[1], n);
   return 0;
 }
@@ -757,7 +772,7 @@ static int cmd_run(repl *R, int argc, char **argv) {
       if (mt_start(R->g) == MT_FAILED) return fail(R, "%s", mt_error(R->g));
     } else if (st == MT_WAITING) {
       mt_choice c;
-      if (!bot_choice(R, &c)) return fail(R, "no legal answer");
+      if (!bot_choice(R, &c)) return fail(R, "%s", mt_decision_error(R->g) ? mt_decision_error(R->g) : "no legal answer");
       mt_explain why;
       if (mt_apply(R->g, &c, &why) < 0) return fail(R, "%s", why.text);
     } else if (advance(R, 0) < 0) {
@@ -878,6 +893,7 @@ static int cmd_legal(repl *R) {
   if (!mt_pending(R->g)) return fail(R, "no decision is pending");
   static mt_choice buf[4096];
   size_t n = mt_legal(R->g, buf, 4096);
+  if (mt_decision_error(R->g)) return fail(R, "%s", mt_decision_error(R->g));
   describe_pending(R);
   say(R, "\n%zu legal answer%s%s", n, n == 1 ? "" : "s", n > 4096 ? " (the first 4096 follow)" : "");
   size_t shown = n < 4096 ? n : 4096;
@@ -1002,9 +1018,9 @@ static void show_territory(repl *R, int a, bool json) {
   }
   if (first) say(R, " no forces");
   int sv = board_var_index(def, "board_spice");
-  int32_t spice = sv >= 0 ? board_var_area_total(L, ST(R), sv, a) : 0;
-  say(R, "; spice %d", spice);
-  if (json) sb_printf(&R->jextra, "},\"spice\":%d", spice);
+  long long spice = sv >= 0 ? board_var_area_total(L, ST(R), sv, a) : 0;
+  say(R, "; spice %lld", spice);
+  if (json) sb_printf(&R->jextra, "},\"spice\":%lld", spice);
 }
 
 static int cmd_show(repl *R, int argc, char **argv) {

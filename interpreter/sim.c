@@ -89,6 +89,7 @@ typedef struct sim_opts {
   long max_decisions;
   const char *factions;
   bool unchecked; /* --no-invariants: balance runs that trust the rules */
+  uint64_t work_budget; /* per decision (0: MT_WORK_BUDGET) */
 } sim_opts;
 
 static int find_var(const program *p, const char *name) {
@@ -116,7 +117,7 @@ static uint64_t prof_split[3], prof_last;
 #endif
 
 /* Plays game SEED; writes one result line to OUT:
- *   ok SEED DECISIONS WINNERS_MASK VICTORY_RULE
+ *   ok SEED DECISIONS WINNERS_MASK VICTORY_RULE VM_INSTRUCTIONS PEAK_DECISION_WORK
  *   fail SEED STEP MESSAGE */
 static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *out) {
   const char *fac[BOARD_MAX_FACTIONS];
@@ -132,6 +133,7 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
     fprintf(out, "fail %llu 0 %s\n", (unsigned long long)seed, err);
     return;
   }
+  mt_set_work_budget(g, o->work_budget);
   uint64_t bot = seed ^ 0x626f74ull;
   strbuf why = {0};
   long step = 0;
@@ -155,7 +157,9 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
     PROF_MARK(2);
     if (!chose) {
       const mt_decision *d = mt_pending(g);
-      sb_printf(&why, "%s has no legal answer to '%s' (rule %s)", d->faction, d->prompt, d->rule);
+      const char *stopped = mt_decision_error(g);
+      if (stopped) sb_puts(&why, stopped);
+      else sb_printf(&why, "%s has no legal answer to '%s' (rule %s)", d->faction, d->prompt, d->rule);
       bad = true;
       break;
     }
@@ -181,8 +185,8 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
     const program *p = &r->prog;
     int wv = find_var(p, "winners"), vv = find_var(p, "victory");
     int64_t w = wv >= 0 ? read_var(g, wv) : 0, v = vv >= 0 ? read_var(g, vv) : -1;
-    fprintf(out, "ok %llu %ld %lld %lld %llu\n", (unsigned long long)seed, step, (long long)w, (long long)v,
-            (unsigned long long)g->v.steps);
+    fprintf(out, "ok %llu %ld %lld %lld %llu %llu\n", (unsigned long long)seed, step, (long long)w, (long long)v,
+            (unsigned long long)g->v.steps, (unsigned long long)mt_decision_work_peak(g));
   }
   sb_free(&why);
   mt_game_free(g);
@@ -234,6 +238,9 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
       o.json = true;
     } else if (!strcmp(a, "--no-invariants")) {
       o.unchecked = true;
+    } else if (!strcmp(a, "--work-budget") && i + 1 < argc) {
+      o.work_budget = strtoull(argv[++i], &end, 10);
+      if (*end || !o.work_budget || argv[i][0] == '-') return fprintf(stderr, "mentat simulate: bad --work-budget\n"), 64;
     } else {
       return fprintf(stderr, "mentat simulate: unknown option '%s'\n", a), 64;
     }
@@ -296,7 +303,7 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
   double elapsed = now() - t0;
   const board_def *def = r->def;
   long played = 0, decisions = 0, failures = 0;
-  unsigned long long instructions = 0;
+  unsigned long long instructions = 0, peak = 0; /* peak: the most work one decision needed */
   size_t state_bytes = 0;
   {
     char err[64];
@@ -320,7 +327,7 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
       unsigned long long seed;
       long steps;
       long long w, v;
-      unsigned long long ins = 0;
+      unsigned long long ins = 0, work = 0;
       if (!strncmp(line, "fail", 4)) {
         char *msg = mt_calloc(strlen(line) + 1, 1);
         if (sscanf(line, "fail %llu %ld %[^\n]", &seed, &steps, msg) < 2) {
@@ -342,8 +349,9 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
         failures++;
         continue;
       }
-      if (sscanf(line, "ok %llu %ld %lld %lld %llu", &seed, &steps, &w, &v, &ins) != 5) continue;
+      if (sscanf(line, "ok %llu %ld %lld %lld %llu %llu", &seed, &steps, &w, &v, &ins, &work) != 6) continue;
       played++;
+      if (work > peak) peak = work;
       instructions += ins;
       decisions += steps;
       for (int f = 0; f < def->nfactions && f < BOARD_MAX_FACTIONS; f++)
@@ -367,9 +375,10 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
   if (o.json) {
     printf("{\"games\":%ld,\"ok\":%ld,\"failures\":%ld,\"seconds\":%.3f,\"games_per_second\":%.1f,\"decisions_per_second\":%.0f,"
            "\"mean_decisions\":%.1f,\"jobs\":%d,\"vm_instructions_per_second\":%.0f,\"state_bytes\":%zu,"
-           "\"missing\":%ld,\"failed\":[%s],\"win_rate\":{",
+           "\"peak_decision_work\":%llu,\"work_budget\":%llu,\"missing\":%ld,\"failed\":[%s],\"win_rate\":{",
            played + failures, played, failures, elapsed, gps, dps, played ? (double)decisions / (double)played : 0, o.jobs,
-           elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes, missing, failed_json.s ? failed_json.s : "");
+           elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes, peak,
+           (unsigned long long)(o.work_budget ? o.work_budget : MT_WORK_BUDGET), missing, failed_json.s ? failed_json.s : "");
     for (int f = 0, k = 0; f < def->nfactions; f++)
       printf("%s\"%s\":%.4f", k++ ? "," : "", def->factions[f].id, played ? (double)wins[f] / (double)played : 0);
     printf("},\"victories\":{");
@@ -382,7 +391,10 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
            played + failures, failures, missing ? ", some missing: see below" : "", elapsed, o.jobs, o.jobs == 1 ? "" : "s",
            gps, dps, played ? (double)decisions / (double)played : 0);
     if (missing) printf("%ld of the %ld games are missing: a worker died before reporting them\n", missing, o.games);
-    printf("VM: %.0f instructions/s; state: %zu bytes per game\n", elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes);
+    printf("VM: %.0f instructions/s; state: %zu bytes per game; listing and sampling one decision: at most %llu "
+           "instructions (work budget %llu)\n",
+           elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes, peak,
+           (unsigned long long)(o.work_budget ? o.work_budget : MT_WORK_BUDGET));
     printf("win rate per faction (shared victories count for each winner):\n");
     for (int f = 0; f < def->nfactions; f++)
       printf("  %-16s %6.1f%%\n", def->factions[f].id, played ? 100.0 * (double)wins[f] / (double)played : 0);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "mentat.h"
 #include "opcodes.h"
 
 typedef struct regs {
@@ -263,22 +264,81 @@ void vm_profile_report(const program *p) {
 void vm_profile_report(const program *p) { (void)p; }
 #endif
 
+/* The calls nest too deeply: records the functions of the innermost cycle
+ * (from the top frame down to the previous frame running the same function;
+ * failing that, the top eight frames), so the error can name the rules and
+ * events that call each other. */
+static void note_cycle(vm *v, const vm_frame *frames, int n) {
+  int top = frames[n - 1].fn, from = n - 8 < 0 ? 0 : n - 8;
+  for (int i = n - 2; i >= 0; i--)
+    if (frames[i].fn == top) {
+      from = i + 1;
+      break;
+    }
+  v->ncycle = 0;
+  for (int i = from; i < n && v->ncycle < 8; i++) {
+    bool seen = false;
+    for (int k = 0; k < v->ncycle; k++) seen |= v->cycle[k] == frames[i].fn;
+    if (!seen) v->cycle[v->ncycle++] = frames[i].fn;
+  }
+}
+
+/* Appends "rules A (t) and B (t) and events 'e'" for the recorded cycle, in
+ * declaration order. */
+static void cycle_text(const vm *v, strbuf *out) {
+  const program *p = v->p;
+  int rules[8], events[8], nr = 0, ne = 0;
+  for (int k = 0; k < v->ncycle; k++) {
+    const func_rec *f = &p->funcs[v->cycle[k]];
+    int r = f->rule, e = -1;
+    if (r < 0)
+      for (int i = 0; i < p->nevents && e < 0; i++)
+        if (p->events[i].dispatch_fn == v->cycle[k]) e = i;
+    int *list = r >= 0 ? rules : events, *nl = r >= 0 ? &nr : &ne, x = r >= 0 ? r : e;
+    bool seen = x < 0;
+    for (int i = 0; i < *nl && !seen; i++) seen = list[i] == x;
+    if (seen) continue;
+    int at = (*nl)++; /* insertion: declaration order */
+    while (at > 0 && list[at - 1] > x) list[at] = list[at - 1], at--;
+    list[at] = x;
+  }
+  if (nr) sb_puts(out, nr > 1 ? "rules " : "rule ");
+  for (int i = 0; i < nr; i++)
+    sb_printf(out, "%s%s (%s)", i == 0 ? "" : i + 1 == nr ? " and " : ", ", p->rules[rules[i]].id,
+              p->rules[rules[i]].title ? p->rules[rules[i]].title : "");
+  if (ne) sb_printf(out, "%s%s", nr ? " and " : "", ne > 1 ? "events " : "event ");
+  for (int i = 0; i < ne; i++) sb_printf(out, "%s'%s'", i == 0 ? "" : i + 1 == ne ? " and " : ", ", p->events[events[i]].name);
+}
+
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic" /* computed goto is a GNU extension */
 #endif
 /* The loop.  Runs R until its frame count drops to STOP (scratch) or the game
  * suspends / finishes / fails. */
-static int run_loop(vm *v, regs *R, int stop, uint64_t *used);
+static int run_loop(vm *v, regs *R, int stop, uint64_t *left);
 
-static int run(vm *v, regs *R, int stop) {
-  uint64_t used = 0;
-  int st = run_loop(v, R, stop, &used);
+/* Runs R with a budget of LIMIT instructions; *SPENT (if given) receives the
+ * instructions spent. */
+static int run(vm *v, regs *R, int stop, uint64_t limit, uint64_t *spent) {
+  if (limit == 0) { /* nothing left to spend: fails where it would start */
+    fail(v, VE_BUDGET, (uint32_t)R->frames[R->nframes - 1].pc, 0, 0, 0);
+    if (spent) *spent = 0;
+    return VM_FAILED;
+  }
+  uint64_t left = limit;
+  int st = run_loop(v, R, stop, &left);
+  uint64_t used = limit - left; /* the failing dispatch wraps LEFT below zero: one more, harmless */
   v->steps += used;
+  if (st == VM_FAILED && v->vs->err_code == VE_BUDGET) v->vs->err_v = (int64_t)limit;
+  if (st == VM_FAILED && v->vs->err_code == VE_STACK && v->vs->err_a == 1) note_cycle(v, R->frames, R->nframes);
+  if (spent) *spent = used;
   return st;
 }
 
-static int run_loop(vm *v, regs *R, int stop, uint64_t *used) {
+/* The loop proper: LEFT is the budget on entry and what remains of it on
+ * return (read and written only there, so the loop keeps it in a register). */
+static int run_loop(vm *v, regs *R, int stop, uint64_t *left) {
   const program *p = v->p;
   const uint8_t *code = p->code;
   vm_state *vs = v->vs;
@@ -288,7 +348,10 @@ static int run_loop(vm *v, regs *R, int stop, uint64_t *used) {
   uint32_t pc = (uint32_t)F->pc;
   uint32_t ipc = pc;
   int32_t a = 0, b = 0;
-  uint64_t budget = VM_BUDGET;
+  uint64_t budget = *left;
+#if defined(__GNUC__)
+  if (budget == 0) __builtin_unreachable(); /* run() never starts with none: the first dispatch cannot fail, */
+#endif                                      /* which keeps the dispatch table in a register (about 2% faster) */
   int64_t x, y;
   int err;
   int64_t errv;
@@ -301,7 +364,7 @@ static int run_loop(vm *v, regs *R, int stop, uint64_t *used) {
 #define LOCAL(i) S[F->base + (i)]
 #define FAIL(code_, a_, b_, v_)                                                                                       \
   do {                                                                                                                \
-    *used = VM_BUDGET - budget;                                                                                       \
+    *left = budget;                                                                                       \
     R->sp = sp;                                                                                                       \
     F->pc = (int32_t)ipc;                                                                                             \
     fail(v, code_, ipc, a_, b_, v_);                                                                                  \
@@ -444,7 +507,7 @@ dispatch:
     sp = F->base;
     R->nframes--;
     if (R->nframes <= stop) {
-      *used = VM_BUDGET - budget;
+      *left = budget;
       R->sp = sp;
       NEED(1);
       S[R->sp++] = x;
@@ -495,7 +558,7 @@ dispatch:
       board_var_set(v->L, v->st, vr->board_var, inst, cell, (int32_t)(uint32_t)(uint64_t)y);
       board_var_set(v->L, v->st, vr->board_var, inst, cell + 1, (int32_t)(uint32_t)((uint64_t)y >> 32));
     } else {
-      if (y < INT32_MIN || y > INT32_MAX) FAIL(VE_OVERFLOW, A_, 0, y);
+      if (y < INT32_MIN || y > INT32_MAX) FAIL(VE_WIDE, A_, 0, y); /* never truncated */
       if (vr->data && v->L->vars[vr->board_var].type == BT_FACTION && y >= 0) {
         y = vm_game_faction(v, y);
         if (y < 0) FAIL(VE_ABSENT, A_, 0, y);
@@ -612,7 +675,7 @@ dispatch:
     DISPATCH();
   }
   CASE(FINISH) {
-    *used = VM_BUDGET - budget;
+    *left = budget;
     R->sp = sp;
     F->pc = (int32_t)pc;
     vs->status = VM_FINISHED;
@@ -664,14 +727,14 @@ dispatch:
 #endif
 
 pause:
-  *used = VM_BUDGET - budget;
+  *left = budget;
   F->pc = (int32_t)pc;
   R->sp = sp;
   vs->status = VM_PAUSED;
   return VM_PAUSED;
 
 suspend:
-  *used = VM_BUDGET - budget;
+  *left = budget;
   vs->dec.rule = F->fn >= 0 ? p->funcs[F->fn].rule : -1;
   vs->dec.pc = (int32_t)ipc;
   vs->dec.secret = vs->secret;
@@ -698,9 +761,11 @@ suspend:
 
 static int run_game(vm *v) {
   vm_state *vs = v->vs;
+  v->work.used = 0; /* the next decision has its own account */
+  v->work.out = false;
   regs R = {vs->stack, VM_STACK, vs->sp, vs->frames, VM_FRAMES, vs->nframes, false};
   vs->status = VM_RUNNING;
-  int st = run(v, &R, 0);
+  int st = run(v, &R, 0, VM_BUDGET, NULL);
   vs->sp = R.sp;
   vs->nframes = R.nframes;
   if (st == VM_FINISHED) vs->status = VM_FINISHED;
@@ -744,6 +809,10 @@ int vm_run(vm *v) {
 }
 
 bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err) {
+  return vm_eval_at(v, fn, args, nargs, out, err, NULL);
+}
+
+bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err, const diag *d) {
   int64_t stack[256];
   vm_frame frames[24];
   const func_rec *f = &v->p->funcs[fn];
@@ -763,10 +832,27 @@ bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf
     v->memo_epoch = 1;
   }
   regs R = {stack, 256, f->nlocals, frames, 24, 1, true};
-  int st = run(v, &R, 0);
+  uint64_t limit = VM_BUDGET, used = 0;
+  vm_work *w = &v->work;
+  if (w->counting) { /* the decision's account pays, up to what is left of it */
+    uint64_t budget = w->limit ? w->limit : MT_WORK_BUDGET, left = w->used < budget ? budget - w->used : 0;
+    if (w->out) return false;
+    if (left < limit) limit = left;
+  }
+  int st = run(v, &R, 0, limit, &used);
   bool ok = st == VM_FINISHED;
+  if (w->counting) {
+    w->used += used;
+    if (w->used > w->peak) w->peak = w->used;
+    if (!ok && vs->err_code == VE_BUDGET) {
+      w->out = true;
+      w->endless = limit == VM_BUDGET;
+      w->fn = fn;
+      w->pc = vs->err_pc;
+    }
+  }
   if (ok) *out = stack[R.sp - 1];
-  else if (err) vm_error_text(v, NULL, err);
+  else if (err) vm_error_text(v, d, err);
   vs->status = save_status;
   vs->err_code = save_code;
   vs->err_pc = save_pc;
@@ -794,8 +880,24 @@ void vm_error_text(const vm *v, const diag *d, strbuf *out) {
   switch (vs->err_code) {
   case VE_DIV: sb_puts(out, "division by zero"); break;
   case VE_OVERFLOW: sb_puts(out, "integer overflow"); break;
-  case VE_STACK: sb_puts(out, vs->err_a == 2 ? "too many cancellations in force" : "the rules nest calls too deeply (recursion?)"); break;
-  case VE_BUDGET: sb_printf(out, "still running after %llu instructions: the rule does not terminate", (unsigned long long)VM_BUDGET); break;
+  case VE_WIDE:
+    sb_printf(out, "variable '%s' cannot hold %lld: the state keeps 32-bit integers (-2147483648..2147483647)",
+              p->vars[vs->err_a].name, (long long)vs->err_v);
+    break;
+  case VE_STACK:
+    if (vs->err_a == 2) {
+      sb_puts(out, "too many cancellations in force");
+    } else if (vs->err_a == 1 && v->ncycle > 0) {
+      sb_puts(out, "the rules nest calls too deeply: the calls cycle through ");
+      cycle_text(v, out);
+    } else {
+      sb_puts(out, "the rules nest calls too deeply (recursion?)");
+    }
+    break;
+  case VE_BUDGET:
+    sb_printf(out, "still running after %llu instructions (the budget of one run): the rule does not terminate",
+              (unsigned long long)vs->err_v);
+    break;
   case VE_CONFLICT:
     sb_printf(out, "rules %s and %s both apply at the same precedence level and neither supersedes the other",
               p->rules[vs->err_a].id, p->rules[vs->err_b].id);
@@ -831,7 +933,7 @@ int vm_var_store(vm *v, int var, const int64_t *args, int64_t x) {
     board_var_set(v->L, v->st, vr->board_var, inst, cell + 1, (int32_t)(uint32_t)((uint64_t)x >> 32));
     return 0;
   }
-  if (x < INT32_MIN || x > INT32_MAX) return VE_OVERFLOW;
+  if (x < INT32_MIN || x > INT32_MAX) return VE_WIDE;
   if (vr->data && v->L->vars[vr->board_var].type == BT_FACTION && x >= 0) {
     x = vm_game_faction(v, x);
     if (x < 0) return VE_ABSENT;
@@ -859,7 +961,7 @@ int vm_call_now(vm *v, int fn, const int64_t *args, int nargs) {
   fr->base = base;
   fr->pad = -1;
   regs R = {vs->stack, VM_STACK, vs->sp, vs->frames, VM_FRAMES, vs->nframes, false};
-  int st = run(v, &R, stop);
+  int st = run(v, &R, stop, VM_BUDGET, NULL);
   if (st == VM_FINISHED && R.nframes == stop) {
     vs->sp = base; /* drop the effect's result */
     vs->nframes = stop;

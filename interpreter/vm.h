@@ -51,7 +51,7 @@ typedef struct vm_state {
 /* runtime error codes (err_code) */
 enum {
   VE_NONE, VE_DIV, VE_OVERFLOW, VE_STACK, VE_BUDGET, VE_CONFLICT, VE_NODEF, VE_NEGATIVE, VE_SHORT, VE_ABSENT,
-  VE_SECTION, VE_RANGE, VE_NOGAME, VE_CARD, VE_INTERNAL
+  VE_SECTION, VE_RANGE, VE_NOGAME, VE_CARD, VE_INTERNAL, VE_WIDE
 };
 
 typedef void (*vm_log_fn)(void *ud, const char *rule, const char *text);
@@ -65,6 +65,20 @@ typedef struct vm_memo {
   int64_t args[MAX_PARAMS];
   int64_t result;
 } vm_memo;
+
+/* Work accounting for one decision: while COUNTING, every pure evaluation
+ * (vm_eval) is charged to USED and may spend at most LIMIT - USED, so the
+ * listing and sampling of one decision's answers is bounded in all, however
+ * many guards they evaluate.  A run of the game (the decision answered)
+ * starts a new account. */
+typedef struct vm_work {
+  uint64_t used, limit; /* limit 0: MT_WORK_BUDGET */
+  uint64_t peak;        /* the most any decision of this game used */
+  bool counting;
+  bool out;             /* the budget ran out (or one evaluation did not end) for this decision */
+  bool endless;         /* it was one evaluation's own budget (VM_BUDGET) that ran out */
+  int32_t fn, pc;       /* where: the function evaluated, the innermost pc */
+} vm_work;
 
 /* The run-time context of one game (not part of the state). */
 typedef struct vm {
@@ -83,6 +97,9 @@ typedef struct vm {
   void (*fired)(void *ud, int fn); /* told of every rule code the game runs (triggers, steps, effects); may be NULL */
   void *fired_ud;
   uint32_t memo_epoch;
+  int32_t cycle[8];    /* VE_STACK: the functions of the innermost repeating calls (for the message) */
+  int ncycle;
+  vm_work work;        /* the pending decision's listing and sampling (game.c) */
 } vm;
 
 /* Starts a new memo epoch: call before evaluating after any state change. */
@@ -98,6 +115,8 @@ void vm_reset_stops(vm_state *vs);
 /* Evaluates pure function FN with ARGS on a scratch stack; returns false on a
  * runtime error (message in ERR if given). */
 bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err);
+/* As vm_eval; the error message starts with file:line:col from D's sources. */
+bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err, const diag *d);
 /* Formats the current runtime error with the rule and source position. */
 void vm_error_text(const vm *v, const diag *d, strbuf *out);
 /* Calls builtin ID (builtins.c). */

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "data.h"
 #include "explain.h"
 #include "game.h"
 
@@ -20,6 +21,8 @@ static void quiet(void *ud, int level, const char *text) {
   (void)level;
   fputs(text, stderr);
 }
+
+static void quiet_sink(void *ud, diag_level level, const char *text) { quiet(ud, (int)level, text); }
 
 static int load(void **s) {
   (void)s;
@@ -125,12 +128,40 @@ static void why_not_cites_rules_and_facts(void **s) {
   mt_game_free(g);
 }
 
+/* A number asked for is judged against its whole range, not the first answers
+ * a listing holds. */
+static void why_judges_a_number_in_a_wide_range(void **s) {
+  (void)s;
+  diag *d = diag_new(quiet_sink, NULL);
+  board_def *def = data_load_dir("tests/fixtures/race", d);
+  assert_non_null(def);
+  const char *names[] = {"t.rules"}, *texts[] = {"game 9 \"t\" { let x = ask red \"how many\" from 0..1000000\n log \"{x}\" }"};
+  size_t lens[] = {strlen(texts[0])};
+  mt_rules *r = game_rules_compile(def, names, texts, lens, 1, NULL, 0, 0, quiet, NULL);
+  assert_non_null(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  strbuf b = {0};
+  assert_int_equal(explain_why(g, "500000", false, &b), 0);
+  assert_non_null(strstr(b.s, "500000 is a legal answer"));
+  sb_free(&b);
+  assert_int_equal(explain_why(g, "1000001", false, &b), 0);
+  assert_non_null(strstr(b.s, "1000001 is not a legal answer"));
+  sb_free(&b);
+  mt_game_free(g);
+  mt_rules_free(r);
+  board_def_free(def);
+  diag_free(d);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_rule_explains_and_links_go_both_ways),
       cmocka_unit_test(unknown_rules_get_suggestions),
       cmocka_unit_test(searches),
       cmocka_unit_test(why_not_cites_rules_and_facts),
+      cmocka_unit_test(why_judges_a_number_in_a_wide_range),
   };
   return cmocka_run_group_tests_name("explain", tests, load, unload);
 }

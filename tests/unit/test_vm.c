@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "bots.h"
 #include "opcodes.h"
 #include "rules_fixture.h"
 
@@ -392,6 +393,14 @@ static void runtime_errors_name_rules(void **s) {
   expect_error("game 9 \"t\" { for i in 1..1000000000000 { } }", "in rule 9 (t): still running after");
   expect_error("rule 5 \"loop\" { procedure r(n: int) { run r(n + 1) } }\ngame 9 \"t\" { run r(0) }",
                "rule 5 (loop): the rules nest calls too deeply");
+  /* recursion through an event: the trigger that raises its own event is named, and the event */
+  expect_error("event ping(n: int)\nrule 5 \"Echo: every ping pings again\" { on ping(n) { signal ping(n + 1) } }\n"
+               "game 9 \"t\" { signal ping(0) }",
+               "calls cycle through rule 5 (Echo: every ping pings again) and event 'ping'");
+  /* two rules raising each other's events: both named */
+  expect_error("event ping(n: int)\nevent pong(n: int)\nrule 5 \"Ping\" { on ping(n) { signal pong(n) } }\n"
+               "rule 6 \"Pong\" { after pong(n) { signal ping(n) } }\ngame 9 \"t\" { signal ping(0) }",
+               "rules 5 (Ping) and 6 (Pong) and events 'ping' and 'pong'");
   expect_error("value 1 \"v\" v(f: faction): int = 0\n"
                "faction red { ability 2 \"a\" supersedes 1 { value v(f) when f == red = 1 } }\n"
                "faction blue { ability 3 \"b\" supersedes 1 { value v(f) when f != blue = 2 } }\n"
@@ -399,6 +408,241 @@ static void runtime_errors_name_rules(void **s) {
                "rules 2 and 3 both apply at the same precedence level");
   expect_error("value 1 \"v\" v(f: faction): int when f == blue = 0\ngame 9 \"t\" { let x = v(red) }",
                "no definition of value 'v' applies");
+}
+
+/* Arithmetic never wraps (issue 9.4): at the edges of the 64-bit integers the
+ * built-ins give the exact result, and what has none is a runtime error that
+ * names the rule.  M is INT64_MAX, built from literals. */
+#define M_ "(9223372 * 1000000000000 + 36854775807)"
+static void arithmetic_at_the_limits(void **s) {
+  (void)s;
+  expect_log("game 9 \"t\" { let m = " M_ "\n let n = -m - 1\n"
+             " let a = div_up(m, 2)\n let b = div_up(n, 3)\n let c = div_round(m, 2)\n let d = div_round(n, 2)\n"
+             " let e = div_round(n, m)\n let f = div_round(m, m)\n"
+             " log \"{a} {b} {c} {d} {e} {f}\"\n"
+             " let g = div_up(7, 2)\n let h = div_up(-7, 2)\n let i = div_round(7, 2)\n let j = div_round(-7, 2)\n"
+             " let k = div_round(5, 3)\n let l = div_round(4, 3)\n let o = div_round(-5, 3)\n let p = div_up(n, 1)\n"
+             " log \"{g} {h} {i} {j} {k} {l} {o}\"\n"
+             " let q = sector_add(3, m)\n let r = sector_add(1, n)\n let t = sector_add(0, -5)\n"
+             " log \"{q} {r} {t} {p}\" }",
+             NULL,
+             "[9] 4611686018427387904 -3074457345618258602 4611686018427387904 -4611686018427387904 -1 1\n"
+             "[9] 4 -3 4 -3 2 1 -2\n"
+             "[9] 2 1 3 -9223372036854775808\n");
+  /* a range loop up to the largest integer ends there, without stepping past it */
+  expect_log("game 9 \"t\" { let m = " M_ "\n let k = 0\n for i in m - 1..m { set k = k + 1 }\n"
+             " for j in -m - 1..-m { set k = k + 1 }\n for z in m..m - 1 { set k = k + 100 }\n log \"{k}\" }",
+             NULL, "[9] 4\n");
+  expect_error("rule 4.1 \"sums\" { procedure s() { let x = sum(f in factions: " M_ ") } }\ngame 9 \"t\" { run s() }",
+               "runtime error in rule 4.1 (sums): integer overflow");
+  expect_error("rule 4.2 \"abs\" { procedure s() { let x = abs(-" M_ " - 1) } }\ngame 9 \"t\" { run s() }",
+               "runtime error in rule 4.2 (abs): value -9223372036854775808 is out of range");
+  /* a state cell holds 32 bits: a store outside them is refused, never truncated */
+  expect_error("var round: int\nrule 4.3 \"stores\" { procedure s() { set round = 4294967297 } }\ngame 9 \"t\" { run s() }",
+               "runtime error in rule 4.3 (stores): variable 'round' cannot hold 4294967297");
+  expect_error("rule 4.4 \"fills\" { procedure s() { set fuel(red) = 2147483647\n set fuel(red) = fuel(red) + 1 } }\n"
+               "game 9 \"t\" { run s() }",
+               "runtime error in rule 4.4 (fills): variable 'fuel' cannot hold 2147483648");
+  /* moving 2^32 + 1 tokens is not moving one */
+  expect_error("rule 4.5 \"moves\" { procedure s() {\n"
+               " move(red, runner, 4294967297, section(start_line, first(sectors_of(start_line))), pool(reserves, red)) } }\n"
+               "game 9 \"t\" { run s() }",
+               "runtime error in rule 4.5 (moves): not enough tokens there to move");
+  /* none where a pool or a pile is needed names the rule, never reads outside the data */
+  expect_error("rule 4.6 \"pools\" { procedure s() { let x = pooled(red, none) } }\ngame 9 \"t\" { run s() }",
+               "runtime error in rule 4.6 (pools): none was used");
+  expect_error("rule 4.7 \"piles\" { procedure s() { let x = pile(none, red) } }\ngame 9 \"t\" { run s() }",
+               "runtime error in rule 4.7 (piles): none was used");
+}
+#undef M_
+
+/* A game of SRC started up to its first decision (red's); NULL if it does not compile. */
+static mt_game *started(const char *src, mt_rules **r) {
+  *r = fx_compile(src);
+  if (!*r) print_message("%s", fx_diag_text());
+  assert_non_null(*r);
+  char err[64];
+  mt_game *g = mt_game_new(*r, NULL, 0, 1, err, sizeof err);
+  assert_non_null(g);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  return g;
+}
+
+static void expect_in(const char *text, const char *needle) {
+  if (!text || !strstr(text, needle)) fail_msg("'%s' lacks '%s'", text ? text : "(null)", needle);
+}
+
+/* Issue 9.5: one decision's listing and sampling share a work budget.  The
+ * issue's six-line rule file (two integers of 0..100000 and a guard no
+ * interval describes: 10^10 answers to judge) ends with an error naming the
+ * decision, its rule and the action, instead of running for hours. */
+static void decisions_have_a_work_budget(void **s) {
+  (void)s;
+  mt_rules *r;
+  mt_game *g = started("action 1 \"pick\" pick(f: faction, a: int in 0..100000, b: int in 0..100000) {\n"
+                       "  require a * 3 + b * 7 == 1\n  effect { }\n}\ngame 9 \"t\" { act red: pick }",
+                       &r);
+  mt_choice buf[8];
+  assert_null(mt_decision_error(g));
+  assert_int_equal(mt_legal(g, buf, 8), 0);
+  const char *e = mt_decision_error(g);
+  expect_in(e, "t.rules:5:14: error in rule 9 (t): red's decision (choose an action) ran out of work: "
+               "the guards of action pick at its last parameter and cost (rule 1, pick, at t.rules:2:11) used up the "
+               "work budget of 100000000 VM instructions");
+  uint64_t rng = 3;
+  assert_int_equal(mt_sample(g, test_rand, &rng, &buf[0]), 0); /* spent: sampling stops at once */
+  assert_non_null(mt_decision_error(g));
+  assert_true(mt_decision_work_peak(g) >= 100000000 && mt_decision_work_peak(g) < 100001000);
+  mt_game_free(g);
+  mt_rules_free(r);
+  /* a smaller budget, set per game; the random bot stops there too and says why */
+  g = started("action 1 \"pick\" pick(f: faction, a: int in 0..100000, b: int in 0..100000) {\n"
+              "  require a * 3 + b * 7 == 1\n  effect { }\n}\ngame 9 \"t\" { act red: pick }",
+              &r);
+  mt_set_work_budget(g, 1000000);
+  assert_false(bot_choose(g, BOT_RANDOM, &rng, &buf[0]));
+  expect_in(mt_decision_error(g), "used up the work budget of 1000000 VM instructions");
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
+/* Integer parameters are intervals: a range of a billion values whose guards
+ * are all bounds is counted, indexed and sampled without a walk, and nothing is
+ * cut at 100,000 values. */
+static void wide_ranges_are_intervals(void **s) {
+  (void)s;
+  mt_rules *r;
+  mt_game *g = started("var high: int = 5\n"
+                       "action 1 \"bid\" bid(f: faction, n: int in 1..1000000000) {\n"
+                       "  require n > high\n  forbid n > 999999990\n  effect { set high = n }\n}\n"
+                       "game 9 \"t\" { act red: bid }",
+                       &r);
+  mt_choice buf[64];
+  assert_int_equal(mt_legal(g, buf, 64), 999999985);
+  assert_int_equal(buf[0].args[1], 6);
+  assert_int_equal(buf[63].args[1], 69);
+  assert_int_equal(mt_legal_upto(g, buf, 24), 25);
+  mt_choice c;
+  assert_int_equal(mt_legal_nth(g, 999999984, &c), 1);
+  assert_int_equal(c.args[1], 999999990);
+  assert_int_equal(mt_legal_nth(g, 999999985, &c), 0);
+  uint64_t rng = 11;
+  bool beyond = false;
+  for (int i = 0; i < 200; i++) {
+    assert_int_equal(mt_sample(g, test_rand, &rng, &c), 1);
+    assert_in_range(c.args[1], 6, 999999990);
+    beyond |= c.args[1] > 100006;
+  }
+  assert_true(beyond); /* the whole range, not its first 100,001 values */
+  assert_true(mt_decision_work_peak(g) < 200000); /* 200 draws and four listings, all told */
+  mt_game_free(g);
+  mt_rules_free(r);
+
+  /* a bound that cannot be computed fails its guard for every value: no answer, found at once
+   * (not a walk of a billion values), and judging one names the error */
+  g = started("var zero: int\naction 1 \"bid\" bid(f: faction, n: int in 1..1000000000) {\n"
+              "  require n > 10 / zero\n  effect { }\n}\ngame 9 \"t\" { act red: bid }",
+              &r);
+  assert_int_equal(mt_legal(g, buf, 64), 0);
+  assert_null(mt_decision_error(g));
+  assert_true(mt_decision_work_peak(g) < 1000);
+  mt_explain why;
+  char err[64];
+  assert_int_equal(mt_choice_parse(g, "bid red 5", &c, err, sizeof err), 0);
+  assert_int_equal(mt_apply(g, &c, &why), -1);
+  expect_in(why.text, "runtime error in rule 1 (bid): division by zero");
+  mt_game_free(g);
+  mt_rules_free(r);
+
+  /* a guard no interval describes: sampled by drawing from the whole range; the
+   * first answers are listed by walking; the full list would exceed the budget */
+  g = started("action 1 \"far\" far(f: faction, n: int in 0..1000000000) {\n"
+              "  require n / 1000 >= 200\n  effect { }\n}\ngame 9 \"t\" { act red: far }",
+              &r);
+  mt_set_work_budget(g, 20000000);
+  for (int i = 0; i < 20; i++) {
+    assert_int_equal(mt_sample(g, test_rand, &rng, &c), 1);
+    assert_in_range(c.args[1], 200000, 1000000000);
+  }
+  assert_int_equal(mt_legal_upto(g, buf, 24), 25);
+  assert_int_equal(buf[0].args[1], 200000);
+  assert_null(mt_decision_error(g));
+  assert_int_equal(mt_legal(g, buf, 64), 0);
+  expect_in(mt_decision_error(g), "the guards of action far at its last parameter and cost (rule 1, far, at t.rules:2:11) "
+                                  "used up the work budget of 20000000 VM instructions");
+  mt_game_free(g);
+  mt_rules_free(r);
+
+  /* a range ending at the largest integer, walked to its end without stepping past it */
+  g = started("action 1 \"top\" top(f: faction, n: int in 9223372 * 1000000000000 + 36854775802..9223372 * "
+              "1000000000000 + 36854775807) {\n  require n % 2 == 1\n  effect { }\n}\ngame 9 \"t\" { act red: top }",
+              &r);
+  assert_int_equal(mt_legal(g, buf, 64), 3);
+  assert_int_equal(buf[2].args[1], INT64_MAX);
+  mt_game_free(g);
+  mt_rules_free(r);
+
+  /* an integer asked for: counted, indexed and drawn over the whole range */
+  g = started("game 9 \"t\" { let x = ask red \"how many\" from 0..1000000000000\n log \"{x}\" }", &r);
+  char perr[64];
+  assert_int_equal(mt_choice_parse(g, "99999999999999999999", &c, perr, sizeof perr), -1); /* not read as INT64_MAX */
+  assert_int_equal(mt_choice_parse(g, "-99999999999999999999", &c, perr, sizeof perr), -1);
+  assert_int_equal(mt_choice_parse(g, "9223372036854775807", &c, perr, sizeof perr), 0);
+  assert_int_equal(mt_legal(g, buf, 4), 1000000000001);
+  assert_int_equal(buf[3].value, 3);
+  beyond = false;
+  for (int i = 0; i < 50; i++) {
+    assert_int_equal(mt_sample(g, test_rand, &rng, &c), 1);
+    assert_in_range(c.value, 0, 1000000000000);
+    beyond |= c.value > 1000001;
+  }
+  assert_true(beyond);
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
+/* The heuristic bot on a bid of 1..10^9: a bounded number of candidates, among
+ * them both ends of the range, so it finds the bid its value prefers (the
+ * highest) in a few thousand instructions. */
+static void heuristic_bot_on_a_wide_range(void **s) {
+  (void)s;
+  mt_rules *r;
+  mt_game *g = started("var high: int\nvalue 2 \"score\" bot_value(f: faction): int = high\n"
+                       "action 1 \"bid\" bid(f: faction, n: int in 1..1000000000) {\n"
+                       "  require n > high\n  effect { set high = n }\n}\n"
+                       "action 3 \"pass\" pass(f: faction) { effect { } }\n"
+                       "game 9 \"t\" { act red: bid, pass }",
+                       &r);
+  uint64_t rng = 7, before = g->v.steps;
+  mt_choice c;
+  assert_true(bot_choose(g, BOT_HEURISTIC, &rng, &c));
+  assert_int_equal(c.args[1], 1000000000);
+  assert_true(g->v.steps - before < 100000);
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
+/* Issue 9.6: a guard that does not terminate names its rule and the budget,
+ * both when an answer is judged and when the answers are listed. */
+static void endless_guards_name_their_rule(void **s) {
+  (void)s;
+  mt_rules *r;
+  mt_game *g = started("action 1 \"slow\" slow(f: faction) {\n  require sum(i in 1..1000000000000: i) > 0\n"
+                       "  effect { }\n}\ngame 9 \"t\" { act red: slow }",
+                       &r);
+  mt_choice c;
+  mt_explain why;
+  char err[64];
+  assert_int_equal(mt_choice_parse(g, "slow red", &c, err, sizeof err), 0);
+  assert_int_equal(mt_apply(g, &c, &why), -1);
+  expect_in(why.text, "slow is refused: its cost or guards could not be evaluated: t.rules:2:11: runtime error in rule 1 "
+                      "(slow): still running after 200000000 instructions");
+  mt_choice buf[4];
+  assert_int_equal(mt_legal(g, buf, 4), 0);
+  expect_in(mt_decision_error(g), "the guards of action slow at its last parameter and cost (rule 1, slow, at t.rules:2:11) "
+                                  "used up the work budget");
+  mt_game_free(g);
+  mt_rules_free(r);
 }
 
 /* A game suspended at a decision is cloned with memcpy; each copy then goes
@@ -594,6 +838,11 @@ int main(void) {
       cmocka_unit_test(decisions),
       cmocka_unit_test(actions_and_refusals),
       cmocka_unit_test(runtime_errors_name_rules),
+      cmocka_unit_test(arithmetic_at_the_limits),
+      cmocka_unit_test(decisions_have_a_work_budget),
+      cmocka_unit_test(wide_ranges_are_intervals),
+      cmocka_unit_test(heuristic_bot_on_a_wide_range),
+      cmocka_unit_test(endless_guards_name_their_rule),
       cmocka_unit_test(totals),
       cmocka_unit_test(guards_narrow_ranges),
       cmocka_unit_test(computed_initial_values),
