@@ -595,6 +595,21 @@ static int next_card(repl *R, const char *w, const bool *taken) {
   return c;
 }
 
+/* The same, for a card going to pile slot TO: a copy still in its deck's draw pile first, then a
+ * copy not already in TO, so that naming a card of several copies again in a later command moves
+ * another copy, not the one an earlier command put somewhere. */
+static int next_card_for(repl *R, const char *w, const bool *taken, int to) {
+  int c = board_card_index(DEF(R), w);
+  if (c < 0) return -1;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = c; i < DEF(R)->ncards && !strcmp(DEF(R)->cards[i].id, DEF(R)->cards[c].id); i++) {
+      int at = board_card_pile(LAY(R), ST(R), i, NULL);
+      int home = board_pile_slot(LAY(R), DEF(R)->decks[DEF(R)->cards[i].deck].pile, -1);
+      if (!taken[i] && (pass ? at != to : at == home)) return i;
+    }
+  return next_card(R, w, taken);
+}
+
 static int cmd_give(repl *R, int argc, char **argv, bool exact) {
   int f;
   if (argc < 2) return fail(R, "usage: %s FACTION CARD...", argv[0]);
@@ -649,11 +664,16 @@ static int cmd_give(repl *R, int argc, char **argv, bool exact) {
   return 0;
 }
 
-/* stack PILE CARD... (first named is drawn first) / discard spice CARD... (last on top) */
+/* stack DECK CARD... (first named is drawn first) / discard DECK CARD... (last on top): DECK is
+ * spice, treachery or storm (its pile DECK_deck or DECK_discard), or the name of a global pile. */
 static int cmd_stack(repl *R, int argc, char **argv, bool discard) {
-  if (argc < 3) return fail(R, "usage: %s spice|treachery|storm CARD...", argv[0]);
+  if (argc < 3) return fail(R, "usage: %s spice|treachery|storm|PILE CARD...", argv[0]);
   char pname[64];
-  snprintf(pname, sizeof pname, "%s_%s", argv[1], discard ? "discard" : "deck");
+  int exact = board_pile_index(DEF(R), argv[1]);
+  if (exact >= 0 && DEF(R)->piles[exact].scope == BS_FACTION)
+    return fail(R, "%s is a pile of each faction: use 'give FACTION CARD... into %s'", argv[1], argv[1]);
+  if (exact >= 0) snprintf(pname, sizeof pname, "%s", argv[1]);
+  else snprintf(pname, sizeof pname, "%s_%s", argv[1], discard ? "discard" : "deck");
   int pile = pile_of(R, pname);
   if (pile < 0) return -1;
   int slot = board_pile_slot(LAY(R), pile, -1);
@@ -676,7 +696,7 @@ static int cmd_stack(repl *R, int argc, char **argv, bool discard) {
         mt_free(taken);
         return -1;
       }
-      c = next_card(R, argv[i], taken);
+      c = next_card_for(R, argv[i], taken, slot);
     }
     taken[c] = true;
     cards[n++] = c;
@@ -1622,8 +1642,8 @@ static const char *const help_text[][2] = {
     {"set", "set VAR(ARGS) = EXPR -- any variable of the data or the rules (e.g. set seat(fremen) = 2, set front_of_shield(atreides) = 3)"},
     {"leader", "leader LEADER STATUS -- a leader's status (e.g. leader stilgar tanks_face_up)"},
     {"hand", "hand FACTION CARD... -- set a hand exactly"},
-    {"discard", "discard spice CARD... -- onto the spice discard pile, the last on top"},
-    {"stack", "stack spice|treachery|storm CARD... -- on top of a deck, the first named drawn first"},
+    {"discard", "discard spice|PILE CARD... -- onto the spice discard pile (or the global pile named), the last on top"},
+    {"stack", "stack spice|treachery|storm|PILE CARD... -- on top of a deck (or the global pile named), the first named drawn first"},
     {"storm", "storm SECTOR -- move the storm marker"},
     {"turn", "turn N -- set the turn marker"},
     {"phase", "phase ID -- position the game at the start of a phase of this turn (name or rule number)"},
