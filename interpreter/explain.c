@@ -145,8 +145,9 @@ int explain_rule(const mt_rules *r, const char *id, bool bytecode, bool json, st
   } else {
     sb_printf(out, "%s  %s\n", rr->id, rr->title ? rr->title : "");
     sb_printf(out, "  kind: %s (%s)%s%s\n", form_names[rr->form], level_names[rr->level], owner ? ", of " : "", owner ? owner : "");
-    sb_printf(out, "  game: %s%s%s%s\n", rr->tags & TAG_ADVANCED ? "Advanced" : "Basic", rr->tags & TAG_NOTE ? ", a note (no behaviour)" : "",
-              rr->tags & TAG_ALLIANCE ? ", an alliance ability" : "", rr->disabled ? "; NOT in force in this rule set" : "");
+    sb_printf(out, "  game: %s%s%s%s%s\n", rr->tags & TAG_ADVANCED ? "Advanced" : "Basic", rr->tags & TAG_NOTE ? ", a note (no behaviour)" : "",
+              rr->tags & TAG_ALLIANCE ? ", an alliance ability" : "", rr->disabled ? "; NOT in force in this rule set" : "",
+              rr->disabled && (rr->tags & TAG_ADVANCED) && !r->advanced ? " (the Basic game: --ruleset advanced puts it in force)" : "");
     if (kw)
       sb_printf(out, "  karama: %s (%s)\n", kw,
                 !strcmp(kw, "after") ? "a Karama card may cancel a use as it is attempted"

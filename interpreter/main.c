@@ -28,12 +28,12 @@ static const char usage[] =
     "  check   [pack options] [FILE...]   parse, resolve and type-check rules; exit 65 on errors\n"
     "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [--work-budget N] [FILE...]\n"
     "                                     play the pack's game rule with seeded random bots\n"
-    "  play    [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic] [--work-budget N]\n"
-    "                                     a full Basic game with bots, narrated\n"
+    "  play    [pack options] [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic]\n"
+    "          [--work-budget N]          a full game with bots (Basic unless --ruleset advanced), narrated\n"
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
     "  explain RULE-ID [--bytecode] [--json] [pack options]   a rule: links both ways, hooks, where defined\n"
     "  dump    board|decks|factions [--json] [--rules DIR]   the loaded components\n"
-    "  repl    [--json] [--components DIR] [FILE]   the console: commands from FILE or stdin\n"
+    "  repl    [--json] [pack options] [FILE]   the console: commands from FILE or stdin\n"
     "  rules   --list [--json] [pack options]   every rule: number, title, kind, owner, membership, karama, links\n"
     "  simulate [pack options] --games N [--seed S] [--jobs J] [--json] [--factions a,b] [--no-invariants]\n"
     "           [--bots random|uniform|passive|heuristic] [--work-budget N]\n"
@@ -47,7 +47,9 @@ static const char usage[] =
     "  --components DIR   components (DIR/rules/board.yaml, DIR/rules/decks.yaml, DIR/factions/*.yaml)\n"
     "                     and, without FILEs, every DIR/{rules,factions,variants}/*.rules\n"
     "  --variant NAME     apply a variant (repeatable)\n"
-    "  --advanced         the Advanced ruleset (rules tagged advanced are in force)\n";
+    "  --ruleset basic|advanced   the ruleset: basic (the default) leaves out the rules tagged\n"
+    "                     advanced; advanced puts them in force\n"
+    "  --advanced         short for --ruleset advanced\n";
 
 static void message(void *ud, int level, const char *text) {
   (void)ud;
@@ -105,6 +107,9 @@ static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
       o->variants[o->nvariants++] = argv[i];
     } else if (!strcmp(a, "--advanced")) {
       o->advanced = 1;
+    } else if (!strcmp(a, "--ruleset")) {
+      if (++i >= argc || (o->advanced = mt_ruleset_parse(argv[i])) < 0)
+        return fprintf(stderr, "mentat: --ruleset is basic or advanced\n"), -1;
     } else if (!strcmp(a, "--bytecode")) {
       o->bytecode = 1;
     } else if (!strcmp(a, "--json")) {
@@ -297,6 +302,9 @@ static int cmd_simulate(int argc, char **argv) {
       if (i + 1 < argc) pack_args[np++] = argv[++i];
     } else if (!strcmp(argv[i], "--advanced")) {
       pack_args[np++] = argv[i];
+    } else if (!strcmp(argv[i], "--ruleset")) {
+      pack_args[np++] = argv[i];
+      if (i + 1 < argc) pack_args[np++] = argv[++i];
     } else {
       sim_args[ns++] = argv[i];
     }

@@ -345,7 +345,7 @@ static int cmd_new(repl *R, int argc, char **argv) {
   bool have_fac = false, have_var = false;
   unsigned long long seed = 1;
   long long turns = -1;
-  int advanced = R->r ? R->advanced : 0;
+  int advanced = R->advanced; /* the current game's ruleset (before the first: the command line's) */
   for (int i = 1; i < argc; i++) {
     char *eq = strchr(argv[i], '=');
     if (!eq) return fail(R, "new takes key=value arguments (factions=, ruleset=, variants=, seed=, turns=)");
@@ -356,8 +356,7 @@ static int cmd_new(repl *R, int argc, char **argv) {
       snprintf(facbuf, sizeof facbuf, "%s", v);
       have_fac = true;
     } else if (!strcmp(k, "ruleset")) {
-      if (strcmp(v, "basic") && strcmp(v, "advanced")) return fail(R, "ruleset is basic or advanced");
-      advanced = !strcmp(v, "advanced");
+      if ((advanced = mt_ruleset_parse(v)) < 0) return fail(R, "ruleset is basic or advanced");
     } else if (!strcmp(k, "variants")) {
       if (strlen(v) >= sizeof varbuf) return fail(R, "variants= is too long");
       snprintf(varbuf, sizeof varbuf, "%s", v);
@@ -1973,6 +1972,12 @@ int repl_main(int argc, char **argv, const char *default_pack) {
     else if (!strcmp(argv[i], "--variant") && i + 1 < argc) {
       if (o.nvariants == 32) return fprintf(stderr, "mentat repl: at most 32 --variant options\n"), 64;
       variants[o.nvariants++] = argv[++i];
+    } else if (!strcmp(argv[i], "--advanced")) {
+      o.advanced = true;
+    } else if (!strcmp(argv[i], "--ruleset")) {
+      int rs = i + 1 < argc ? mt_ruleset_parse(argv[++i]) : -1;
+      if (rs < 0) return fprintf(stderr, "mentat repl: --ruleset is basic or advanced\n"), 64;
+      o.advanced = rs == 1;
     } else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "mentat repl: unknown option '%s'\n", argv[i]);
       return 64;
@@ -1997,6 +2002,7 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   R->sandbox = o->sandbox;
   snprintf(R->components, sizeof R->components, "%s", o->pack ? o->pack : ".");
   for (int i = 0; i < o->nvariants && i < 32; i++) R->variants[R->nvariants++] = o->variants[i];
+  R->advanced = o->rules ? o->rules->advanced : o->advanced;
   if (o->rules) R->r = (mt_rules *)(uintptr_t)game_rules_retain(o->rules);
   R->file = script;
   int prev_ok = 1;

@@ -2,7 +2,7 @@
 #ifndef MENTAT_REPL_H
 #define MENTAT_REPL_H
 
-/* `mentat repl [--json] [--components DIR] [--variant V] [FILE]`: runs console
+/* `mentat repl [--json] [--components DIR] [--variant V] [--ruleset basic|advanced] [FILE]`: runs console
  * commands from FILE or stdin; DEFAULT_PACK is the standard rule pack.
  * Returns 0, or 1 when a scripted expectation or command failed. */
 int repl_main(int argc, char **argv, const char *default_pack);
@@ -16,6 +16,7 @@ typedef struct repl_options {
   const char *pack;                /* the rule pack's directory */
   const char *const *variants;     /* variants applied by `new` */
   int nvariants;
+  bool advanced;                   /* the ruleset of `new` when it names none: advanced, else basic */
   bool json;                       /* one JSON object per command */
   const char *sandbox;             /* save/load take plain file names, in this directory (or NULL) */
   const mt_rules *rules;           /* already compiled rules of PACK to start with, or NULL */

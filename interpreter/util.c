@@ -196,6 +196,13 @@ uint64_t mt_hash_bytes(const void *p, size_t n, uint64_t seed) {
   return h;
 }
 
+int mt_ruleset_parse(const char *s) {
+  if (!s) return -1;
+  if (!strcmp(s, "basic")) return 0;
+  if (!strcmp(s, "advanced")) return 1;
+  return -1;
+}
+
 /* Splits S (changed in place) at commas into OUT (at most CAP names).  The
  * count, or -1 if a name is empty (an empty S included), -2 if there are more
  * than CAP. */

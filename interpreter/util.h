@@ -75,6 +75,10 @@ uint64_t mt_hash_bytes(const void *p, size_t n, uint64_t seed); /* 64-bit, one p
  * (or an empty list), -2 for more than CAP names. */
 int mt_split_list(char *s, char **out, int cap);
 
+/* A ruleset's name: 0 for "basic", 1 for "advanced" (the rules tagged
+ * advanced are in force), -1 for anything else. */
+int mt_ruleset_parse(const char *s);
+
 /* Every file Mentat reads (rules, components, saves) is at most this big. */
 #define MT_MAX_FILE (64u << 20)
 /* The whole file PATH (NUL-ended, length in LEN), or NULL with the reason in WHY. */

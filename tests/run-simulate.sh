@@ -6,7 +6,9 @@
 #   - the replay line, run as printed, reproduces that game's failure;
 #   - with --jobs, a worker that dies (test hook MENTAT_TEST_KILL_WORKER) makes
 #     the run report the missing games and exit 70;
-#   - bad --factions lists are usage errors.
+#   - bad --factions lists are usage errors;
+#   - --ruleset basic|advanced is a pack option: it reaches the replay line,
+#     and any other ruleset is a usage error.
 # Last line: N passed, N failed.
 BUILD=${BUILD:-build}
 MENTAT=$BUILD/mentat
@@ -73,6 +75,16 @@ if [ $rc -eq 0 ] && head -1 "$TMP/out" | grep -q '^2 games (0 failed)'; then ok;
 "$MENTAT" simulate $RACE --games 1000000000000 >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [ $rc -eq 64 ] && grep -q 'games must be a whole number from 1 to 100000000' "$TMP/err"; then ok; else bad "--games out of range (exit $rc)" "$(cat "$TMP/err")"; fi
+
+# 7. the ruleset: kept in the replay line; an unknown one is a usage error
+"$MENTAT" simulate $RACE $FLAKY --ruleset advanced --factions red,blue --games 30 --seed 1 >"$TMP/out" 2>"$TMP/err"
+if grep -q "reproduce: mentat simulate $RACE $FLAKY --ruleset advanced --factions red,blue --games 1 --seed " "$TMP/err"; then ok
+else bad "--ruleset in the replay line" "$(cat "$TMP/err")"; fi
+for r in expert ""; do
+  "$MENTAT" simulate $RACE --ruleset "$r" --games 1 >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  if [ $rc -eq 64 ] && grep -q -- '--ruleset is basic or advanced' "$TMP/err"; then ok; else bad "simulate --ruleset '$r' (exit $rc)" "$(cat "$TMP/err")"; fi
+done
 
 echo "$pass passed, $failn failed"
 [ "$failn" -eq 0 ]
