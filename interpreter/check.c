@@ -531,18 +531,42 @@ static int check_binary(chk *c, node *n) {
   return TY_INT;
 }
 
-/* Splits "text {name} text" into name nodes (kids of the AST_STR). */
+/* Splits "text {name} text" into name nodes (kids of the AST_STR).  A hole
+ * {name/N} shows the integer name divided by N as an exact decimal: N (kept in
+ * the node's flags) is 2..HOLE_DIVISOR_MAX and has no prime factors but 2 and 5. */
+#define HOLE_DIVISOR_MAX 10000
 static void check_format(chk *c, node *s) {
   const char *t = s->str;
   for (const char *q = t; *q; q++) {
     if (*q != '{') continue;
     const char *e = strchr(q, '}');
     if (!e) break;
+    const char *slash = memchr(q + 1, '/', (size_t)(e - q - 1));
+    const char *end = slash ? slash : e;
     uint32_t off = s->span.start + 1 + (uint32_t)(q - t);
-    node *nm = ast_new(c->a, AST_NAME, (mt_span){s->span.file, off + 1, off + 1 + (uint32_t)(e - q - 1)});
-    nm->name = arena_strndup(c->a, q + 1, (size_t)(e - q - 1));
+    node *nm = ast_new(c->a, AST_NAME, (mt_span){s->span.file, off + 1, off + 1 + (uint32_t)(end - q - 1)});
+    nm->name = arena_strndup(c->a, q + 1, (size_t)(end - q - 1));
     ast_add(c->a, s, nm);
     nm->ty = check_name(c, nm, TY_ERROR);
+    if (slash) {
+      mt_span dspan = {s->span.file, off + 1 + (uint32_t)(slash - q), off + (uint32_t)(e - q)};
+      long long n = 0;
+      bool digits = slash + 1 < e;
+      for (const char *d = slash + 1; d < e && digits; d++) {
+        if (*d < '0' || *d > '9') digits = false;
+        else if ((n = n * 10 + (*d - '0')) > HOLE_DIVISOR_MAX) n = HOLE_DIVISOR_MAX + 1;
+      }
+      long long m = n;
+      while (m > 1 && m % 2 == 0) m /= 2;
+      while (m > 1 && m % 5 == 0) m /= 5;
+      if (!digits || n < 2 || n > HOLE_DIVISOR_MAX || m != 1)
+        diag_error(c->d, dspan, "a hole {%s/N} divides by a number N from 2 to %d whose only prime factors are 2 and 5 "
+                   "(so that the quotient is an exact decimal: 2, 4, 10, 100, ...)", nm->name, HOLE_DIVISOR_MAX);
+      else if (nm->ty != TY_ERROR && nm->ty != TY_INT)
+        diag_error(c->d, nm->span, "a hole {%s/%lld} divides an integer, but %s is %s", nm->name, n, nm->name, TN(nm->ty));
+      else
+        nm->flags = (uint32_t)n;
+    }
     q = e;
   }
 }

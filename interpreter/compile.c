@@ -342,13 +342,18 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
   set_loop(c, s, x, key, where, body, ud);
 }
 
+/* The type tag of a text hole: its type, or -N for {name/N} (an integer shown divided by N). */
+static int hole_type(const node *h) {
+  return h->flags > 1 ? -(int)h->flags : h->ty;
+}
+
 /* A decision's prompt with {name} holes: their values go to the decision record. */
 static void prompt_holes(cg *c, node *str) {
   int types[64];
   int n = 0;
   for (uint32_t i = 0; i < str->nkids && n < 64; i++) {
     expr(c, str->kids[i]);
-    types[n++] = str->kids[i]->ty;
+    types[n++] = hole_type(str->kids[i]);
   }
   op1(c, OP_PROMPT, new_list(c, types, n));
 }
@@ -686,7 +691,7 @@ static void stmt(cg *c, node *s) {
     int n = 0;
     for (uint32_t i = 0; i < str->nkids && n < 64; i++) {
       expr(c, str->kids[i]);
-      types[n++] = str->kids[i]->ty;
+      types[n++] = hole_type(str->kids[i]);
     }
     op2(c, OP_LOG, intern(c, str->str), new_list(c, types, n));
     break;

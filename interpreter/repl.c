@@ -951,6 +951,32 @@ static bool may_see(board_visibility vis, int viewer, int owner) {
   return viewer < 0 || vis == VIS_PUBLIC || (vis == VIS_OWNER && viewer == owner);
 }
 
+/* Tokens of game faction GF by kind, in AREA (>= 0) or else in POOL: when any of
+ * them is of another kind than the faction's default one, the text gets
+ * " (2 normal, 3 elite)" and, with JSON, KEY: {"normal":2,"elite":3} goes into
+ * the object being written (*JFIRST: no member written yet).  Kinds are the
+ * data's; a count alone means tokens of the default kind only. */
+static void show_kinds(repl *R, int f, int gf, int area, int pool, bool text, bool json, const char *key, int *jfirst) {
+  const board_def *def = DEF(R);
+  int counts[64] = {0}, other = 0;
+  for (int k = 0; k < def->nkinds && k < 64; k++) {
+    counts[k] = area >= 0 ? board_tokens_in_area(LAY(R), ST(R), area, gf, 1u << k) : pool_count(R, pool, gf, k);
+    if (counts[k] && k != def->factions[f].default_kind) other = 1;
+  }
+  if (!other) return;
+  if (text) say(R, " (");
+  if (json) sb_printf(&R->jextra, "%s\"%s\":{", *jfirst ? "" : ",", key);
+  *jfirst = 0;
+  for (int k = 0, first = 1; k < def->nkinds && k < 64; k++) {
+    if (!counts[k]) continue;
+    if (text) say(R, "%s%d %s", first ? "" : ", ", counts[k], def->kinds[k]);
+    if (json) sb_printf(&R->jextra, "%s\"%s\":%d", first ? "" : ",", def->kinds[k], counts[k]);
+    first = 0;
+  }
+  if (text) say(R, ")");
+  if (json) sb_putc(&R->jextra, '}');
+}
+
 static void show_faction(repl *R, int f, bool json, int viewer) {
   const board_def *def = DEF(R);
   const board_layout *L = LAY(R);
@@ -968,8 +994,12 @@ static void show_faction(repl *R, int f, bool json, int viewer) {
   int nres = res >= 0 ? pool_count(R, res, gf, -1) : 0, ntanks = tanks >= 0 ? pool_count(R, tanks, gf, -1) : 0;
   char sp[16];
   snprintf(sp, sizeof sp, spice_seen ? "%d" : "hidden", spice);
-  say(R, "%s: spice %s, reserves %d, tanks %d, ally %s\n  forces:", def->factions[f].id, sp, nres, ntanks,
-      ally >= 0 ? def->factions[ally].id : "none");
+  say(R, "%s: spice %s, reserves %d", def->factions[f].id, sp, nres);
+  int none = 1; /* the text's kinds; JSON gets them below, as their own member */
+  if (res >= 0) show_kinds(R, f, gf, -1, res, true, false, NULL, &none);
+  say(R, ", tanks %d", ntanks);
+  if (tanks >= 0) show_kinds(R, f, gf, -1, tanks, true, false, NULL, &none);
+  say(R, ", ally %s\n  forces:", ally >= 0 ? def->factions[ally].id : "none");
   if (json)
     sb_printf(&R->jextra, ",\"faction\":\"%s\",\"spice\":%s,\"reserves\":%d,\"tanks\":%d,\"ally\":%s%s%s,\"forces\":{",
               def->factions[f].id, spice_seen ? sp : "null", nres, ntanks, ally >= 0 ? "\"" : "",
@@ -979,10 +1009,21 @@ static void show_faction(repl *R, int f, bool json, int viewer) {
     int n = board_tokens_in_area(L, ST(R), a, gf, 0);
     if (!n) continue;
     say(R, " %s %d", def->areas[a].id, n);
+    show_kinds(R, f, gf, a, -1, true, false, NULL, &none);
     if (json) sb_printf(&R->jextra, "%s\"%s\":%d", first ? "" : ",", def->areas[a].id, n);
     first = 0;
   }
-  if (json) sb_puts(&R->jextra, "},\"hand\":[");
+  if (json) {
+    /* "kinds": by place (a territory, reserves, tanks), the tokens by kind wherever some are
+     * not of the faction's default kind */
+    int jfirst = 1;
+    sb_puts(&R->jextra, "},\"kinds\":{");
+    if (res >= 0) show_kinds(R, f, gf, -1, res, false, true, "reserves", &jfirst);
+    if (tanks >= 0) show_kinds(R, f, gf, -1, tanks, false, true, "tanks", &jfirst);
+    for (int a = 0; a < def->nareas; a++)
+      if (board_tokens_in_area(L, ST(R), a, gf, 0)) show_kinds(R, f, gf, a, -1, false, true, def->areas[a].id, &jfirst);
+    sb_puts(&R->jextra, "},\"hand\":[");
+  }
   int hand = board_pile_index(def, "hand");
   say(R, "\n  hand:");
   if (hand >= 0) {
@@ -1027,11 +1068,12 @@ static void show_territory(repl *R, int a, bool json) {
   const board_layout *L = LAY(R);
   say(R, "%s (%s):", def->areas[a].id, def->areas[a].name);
   if (json) sb_printf(&R->jextra, ",\"territory\":\"%s\",\"forces\":{", def->areas[a].id);
-  int first = 1;
+  int first = 1, none = 1;
   for (int gf = 0; gf < L->nf; gf++) {
     int n = board_tokens_in_area(L, ST(R), a, gf, 0);
     if (!n) continue;
     say(R, " %s %d", def->factions[L->faction[gf]].id, n);
+    show_kinds(R, L->faction[gf], gf, a, -1, true, false, NULL, &none);
     if (json) sb_printf(&R->jextra, "%s\"%s\":%d", first ? "" : ",", def->factions[L->faction[gf]].id, n);
     first = 0;
   }
@@ -1039,7 +1081,15 @@ static void show_territory(repl *R, int a, bool json) {
   int sv = board_var_index(def, "board_spice");
   long long spice = sv >= 0 ? board_var_area_total(L, ST(R), sv, a) : 0;
   say(R, "; spice %lld", spice);
-  if (json) sb_printf(&R->jextra, "},\"spice\":%lld", spice);
+  if (json) {
+    /* "kinds": by faction, the tokens by kind when some are not of its default kind */
+    int jfirst = 1;
+    sb_puts(&R->jextra, "},\"kinds\":{");
+    for (int gf = 0; gf < L->nf; gf++)
+      if (board_tokens_in_area(L, ST(R), a, gf, 0))
+        show_kinds(R, L->faction[gf], gf, a, -1, false, true, def->factions[L->faction[gf]].id, &jfirst);
+    sb_printf(&R->jextra, "},\"spice\":%lld", spice);
+  }
 }
 
 static int cmd_show(repl *R, int argc, char **argv) {

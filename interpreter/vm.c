@@ -89,11 +89,32 @@ static size_t put(char *buf, size_t cap, const char *s) {
   return k;
 }
 
+/* An integer X divided by N (2..10000, only the prime factors 2 and 5) as an
+ * exact decimal: 7 / 2 is "3.5", -1 / 4 is "-0.25", 6 / 2 is "3".  The text
+ * hole {name/N} (a negative type tag -N). */
+static void format_decimal(int64_t x, int64_t n, char *out, size_t cap) {
+  uint64_t ax = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x;
+  uint64_t un = (uint64_t)n, q = ax / un, r = ax % un, scale = 1;
+  int digits = 0;
+  while (scale % un != 0 && digits < 18) scale *= 10, digits++; /* 10^digits: the first power N divides */
+  if (!r) {
+    snprintf(out, cap, "%s%llu", x < 0 ? "-" : "", (unsigned long long)q);
+    return;
+  }
+  uint64_t frac = r * (scale / un);
+  while (frac % 10 == 0) frac /= 10, digits--;
+  snprintf(out, cap, "%s%llu.%0*llu", x < 0 ? "-" : "", (unsigned long long)q, digits, (unsigned long long)frac);
+}
+
 /* vm_format_value into a fixed buffer (BUF of CAP bytes, not terminated);
  * returns the bytes written. */
 size_t vm_format_value_buf(const vm *v, int ty, int64_t x, char *buf, size_t cap) {
   const board_def *def = v->p->def;
-  char tmp[32];
+  char tmp[48];
+  if (ty < 0) {
+    format_decimal(x, -(int64_t)ty, tmp, sizeof tmp);
+    return put(buf, cap, tmp);
+  }
   if (ty & TY_SETBIT) {
     size_t n = put(buf, cap, "{");
     int first = 1;
@@ -140,6 +161,12 @@ size_t vm_format_value_buf(const vm *v, int ty, int64_t x, char *buf, size_t cap
 
 void vm_format_value(const vm *v, int ty, int64_t x, strbuf *out) {
   const board_def *def = v->p->def;
+  if (ty < 0) {
+    char tmp[48];
+    format_decimal(x, -(int64_t)ty, tmp, sizeof tmp);
+    sb_puts(out, tmp);
+    return;
+  }
   if (ty & TY_SETBIT) {
     int e = ty & ~TY_SETBIT;
     sb_putc(out, '{');
