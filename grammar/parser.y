@@ -104,6 +104,10 @@ decl: EVENT NAME '(' param_list ')' {
         $$ = named(ls, AST_VARDECL, @2, $2); ast_add(A, $$, $3); ast_add(A, $$, $5); ast_add(A, $$, NULL); }
     | VAR NAME opt_args ':' type '=' expr {
         $$ = named(ls, AST_VARDECL, @2, $2); ast_add(A, $$, $3); ast_add(A, $$, $5); ast_add(A, $$, $7); }
+    | SECRET VAR NAME opt_args ':' type {
+        $$ = named(ls, AST_VARDECL, @3, $3); $$->flags = 1; ast_add(A, $$, $4); ast_add(A, $$, $6); ast_add(A, $$, NULL); }
+    | SECRET VAR NAME opt_args ':' type '=' expr {
+        $$ = named(ls, AST_VARDECL, @3, $3); $$->flags = 1; ast_add(A, $$, $4); ast_add(A, $$, $6); ast_add(A, $$, $8); }
     | ORDER NAME BY NAME {
         if (strcmp($2, "triggers") != 0) mterror(&@2, NULL, ls, "expected 'triggers' after 'order'");
         $$ = named(ls, AST_ORDER, @4, $4); }

@@ -17,7 +17,7 @@ typedef enum {
   /* declarations ------------------------------------------------------- */
   AST_FILE,     /* kids: declarations */
   AST_EVENT,    /* name; kids: params (AST_PARAM) */
-  AST_VARDECL,  /* name; kids[0] params list (AST_LIST), [1] type, [2] init or NULL */
+  AST_VARDECL,  /* name; kids[0] params list (AST_LIST), [1] type, [2] init or NULL; flags 1: secret */
   AST_RULE,     /* name = rule id, str = title, ival = form (RF_*), flags = tags (TAG_*),
                    kids[0] links (AST_LIST of AST_LINK), [1] members (AST_LIST) */
   AST_LINK,     /* op = LINK_SUPERSEDES/LINK_AMENDS, name = target rule id */

@@ -445,6 +445,7 @@ board_layout *board_layout_new(const board_def *def, const int *factions, int nf
     }
     v->name = (char *)(uintptr_t)extra[i].name; /* borrowed; never freed through L */
     v->scope = extra[i].scope;
+    v->visibility = extra[i].visibility;
     v->kind = BV_MARKER;
     v->type = BT_INT;
     v->len = extra[i].len;

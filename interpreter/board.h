@@ -280,6 +280,7 @@ typedef struct board_var_decl {
   const char *name;
   board_scope scope; /* BS_GLOBAL or BS_FACTION */
   int len;           /* cells; 1 for a scalar */
+  board_visibility visibility; /* VIS_OWNER for a `secret var` (per faction) */
 } board_var_decl;
 
 typedef struct board_layout {

@@ -965,6 +965,9 @@ static void declare_var(chk *c, node *v) {
       r.cells = 1;
     }
   }
+  r.secret = (v->flags & 1u) != 0;
+  if (r.secret && r.scope != BS_FACTION)
+    diag_error(c->d, v->span, "secret variable '%s' must have a faction as its first index: that faction alone sees it", v->name);
   node *init = ast_kid(v, 2);
   r.init = init;
   r.init_fn = -1;
@@ -1501,7 +1504,8 @@ bool sema_check(program *p, diag *d, arena *a) {
     var_rec *v = &p->vars[i];
     if (v->data) continue;
     v->board_var = p->def->nvars + p->nvar_decls;
-    board_var_decl bd = {v->name, v->scope == BS_FACTION ? BS_FACTION : BS_GLOBAL, v->cells};
+    board_var_decl bd = {v->name, v->scope == BS_FACTION ? BS_FACTION : BS_GLOBAL, v->cells,
+                         v->secret ? VIS_OWNER : VIS_PUBLIC};
     p->var_decls[p->nvar_decls++] = bd;
   }
   return diag_errors(d) == before;

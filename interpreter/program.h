@@ -133,6 +133,7 @@ typedef struct var_rec {
   node *init;
   int64_t init_value;
   bool init_computed; /* the initial value is an expression evaluated when a game is created */
+  bool secret;        /* `secret var`: seen only by the faction of its first index (VIS_OWNER) */
   int init_fn;        /* its pure function (-1 if constant) */
   int init_nlocals;
   mt_span span;

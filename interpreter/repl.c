@@ -977,6 +977,31 @@ static void show_kinds(repl *R, int f, int gf, int area, int pool, bool text, bo
   if (json) sb_putc(&R->jextra, '}');
 }
 
+/* The faction's secret variables (`secret var V(f: faction)`, seen by their owner only): those
+ * no longer at their initial value are listed, with the value to the owner and in the full
+ * view, as hidden to any other viewer.  JSON: "secrets":{"V":3} (null when hidden). */
+static void show_secrets(repl *R, int f, int gf, bool json, int viewer) {
+  const program *p = &R->r->prog;
+  int first = 1;
+  for (int i = 0; i < p->nvars; i++) {
+    const var_rec *v = &p->vars[i];
+    if (!v->secret || v->data || v->scope != BS_FACTION || v->nparams != 1 || v->board_var < 0) continue;
+    int32_t x = board_var_get(LAY(R), ST(R), v->board_var, gf, 0);
+    if (x == v->init_value) continue;
+    bool seen = may_see(LAY(R)->vars[v->board_var].visibility, viewer, f);
+    if (first) say(R, "\n  secret:");
+    if (seen) say(R, " %s %d", v->name, x);
+    else say(R, " %s hidden", v->name);
+    if (json) {
+      sb_printf(&R->jextra, "%s\"%s\":", first ? ",\"secrets\":{" : ",", v->name);
+      if (seen) sb_printf(&R->jextra, "%d", x);
+      else sb_puts(&R->jextra, "null");
+    }
+    first = 0;
+  }
+  if (json && !first) sb_putc(&R->jextra, '}');
+}
+
 static void show_faction(repl *R, int f, bool json, int viewer) {
   const board_def *def = DEF(R);
   const board_layout *L = LAY(R);
@@ -1061,6 +1086,7 @@ static void show_faction(repl *R, int f, bool json, int viewer) {
     if (json) sb_printf(&R->jextra, "%s\"%s\":\"%s\"", i ? "," : "", def->leaders[l].id, stname);
   }
   if (json) sb_puts(&R->jextra, "}");
+  show_secrets(R, f, gf, json, viewer);
 }
 
 static void show_territory(repl *R, int a, bool json) {
