@@ -151,7 +151,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     def = pack(true, &ld, d);
     if (data_loader_finish(ld) != 0) abort(); /* the built-in pack must load */
     unsigned char *st = NULL;
-    board_var_decl extra[] = {{"count", BS_FACTION, 2}};
+    board_var_decl extra[] = {{"count", BS_FACTION, 2, VIS_PUBLIC}};
     board_layout *L = state_load_text(def, extra, 1, 3, "fuzz.yaml", text, len, d, &st);
     if (L) {
       board_rng_next(L, st);

@@ -42,7 +42,7 @@ static int group_teardown(void **state) {
 static board_layout *layout_for(const char *const *ids, int n, size_t ext) {
   int f[BOARD_MAX_FACTIONS];
   for (int i = 0; i < n; i++) f[i] = board_faction_index(DEF, ids[i]);
-  board_var_decl extra[] = {{"worms_seen", BS_GLOBAL, 1}, {"karama_used", BS_FACTION, 3}};
+  board_var_decl extra[] = {{"worms_seen", BS_GLOBAL, 1, VIS_PUBLIC}, {"karama_used", BS_FACTION, 3, VIS_OWNER}};
   return board_layout_new(DEF, f, n, extra, 2, ext, NULL);
 }
 
@@ -70,6 +70,14 @@ static int teardown6(void **state) {
 
 static int pile(const board_layout *L, const char *name, int owner) {
   return board_pile_slot(L, board_pile_index(DEF, name), owner);
+}
+
+/* A rule variable keeps the visibility it was declared with (a `secret var`: its owner only). */
+static void rule_variable_visibility(void **state) {
+  fx *f = *state;
+  assert_int_equal(f->L->vars[DEF->nvars].visibility, VIS_PUBLIC);
+  assert_int_equal(f->L->vars[DEF->nvars + 1].visibility, VIS_OWNER);
+  assert_int_equal(f->L->vars[V("spice")].visibility, VIS_OWNER);
 }
 
 static void start_position(void **state) {
@@ -311,7 +319,7 @@ static void save_load_round_trip(void **state) {
   state_save(L, f->st, &out);
   strbuf errs = {0};
   diag *d = diag_new(diag_sink_file, stderr);
-  board_var_decl extra[] = {{"worms_seen", BS_GLOBAL, 1}, {"karama_used", BS_FACTION, 3}};
+  board_var_decl extra[] = {{"worms_seen", BS_GLOBAL, 1, VIS_PUBLIC}, {"karama_used", BS_FACTION, 3, VIS_OWNER}};
   unsigned char *st2 = NULL;
   board_layout *L2 = state_load_text(DEF, extra, 2, 16, "saved.yaml", out.s, out.n, d, &st2);
   diag_free(d);
@@ -388,6 +396,7 @@ static void load_a_scenario(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(start_position, setup6, teardown6),
+      cmocka_unit_test_setup_teardown(rule_variable_visibility, setup6, teardown6),
       cmocka_unit_test(a_game_without_a_faction),
       cmocka_unit_test_setup_teardown(mutations_validate, setup6, teardown6),
       cmocka_unit_test_setup_teardown(cards_and_piles, setup6, teardown6),
