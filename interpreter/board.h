@@ -426,16 +426,27 @@ static inline int32_t *board_ext(const board_layout *L, unsigned char *st) {
 /* ---- saved positions (state.c) ------------------------------------------
  * A position is saved as YAML by name (docs/state-format.md).  state_save
  * appends the document to OUT.  state_load parses one (NAME/TEXT/LEN, or a
- * file) against DEF; the factions come from the document, EXTRA/EXT_WORDS as
- * for board_layout_new.  On success returns a new layout and sets *ST to a
- * new state block (mt_free it); on errors reports to D and returns NULL. */
+ * file) against DEF; the factions come from the document.  X (may be NULL)
+ * says what the caller adds to a position: its rule-declared variables and
+ * extension words (as for board_layout_new), and a check of the extension
+ * words once everything else is read.  On success returns a new layout and
+ * sets *ST to a new state block (mt_free it); on errors reports to D and
+ * returns NULL. */
 struct diag;
+typedef struct state_ext {
+  const board_var_decl *vars;
+  int nvars;
+  size_t words;
+  /* Checks the loaded extension words (GIVEN: the file has `vm`; if not, the
+   * words are zero and the check may initialise them): -1 if acceptable, else
+   * the index of the first bad word with the reason in WHY.  May be NULL. */
+  long (*check)(void *ud, const board_layout *L, unsigned char *st, bool given, strbuf *why);
+  void *ud;
+} state_ext;
 void state_save(const board_layout *L, const unsigned char *st, strbuf *out);
-board_layout *state_load_text(const board_def *def, const board_var_decl *extra, int nextra,
-                              size_t ext_words, const char *name, const char *text, size_t len,
-                              struct diag *d, unsigned char **st);
-board_layout *state_load_file(const board_def *def, const board_var_decl *extra, int nextra,
-                              size_t ext_words, const char *path, struct diag *d,
+board_layout *state_load_text(const board_def *def, const state_ext *x, const char *name, const char *text,
+                              size_t len, struct diag *d, unsigned char **st);
+board_layout *state_load_file(const board_def *def, const state_ext *x, const char *path, struct diag *d,
                               unsigned char **st);
 
 #endif

@@ -1810,9 +1810,11 @@ typedef struct state_rd {
   const board_def *def;
   board_layout *L;
   unsigned char *st;
-  const board_var_decl *extra;
-  int nextra;
-  size_t ext_words;
+  state_ext x;   /* the caller's additions (zero: none) */
+  mt_span *vm_sp; /* the spans of the `vm` words read */
+  size_t nvm;
+  mt_span vm_key;
+  bool vm_given;
   ys *cards;     /* card names in document order */
   int *card_slot; /* their pile slots */
   size_t ncards, cap1, cap2;
@@ -2117,7 +2119,7 @@ static void state_root(state_rd *s) {
       }
       if (!ok) continue;
       strbuf err = {0};
-      s->L = board_layout_new(def, fs, n, s->extra, s->nextra, s->ext_words, &err);
+      s->L = board_layout_new(def, fs, n, s->x.vars, s->x.nvars, s->x.words, &err);
       if (!s->L) {
         lerr(s->ld, k.sp, "%s", err.s ? err.s : "cannot lay out the state");
         sb_free(&err);
@@ -2188,16 +2190,22 @@ static void state_root(state_rd *s) {
     else if (keyis(&k, "piles")) state_named(s, true, -1);
     else if (keyis(&k, "per_faction")) state_per_faction(s);
     else if (keyis(&k, "vm")) {
+      s->vm_given = true;
+      s->vm_key = k.sp;
       if (!expect_seq(r, "vm")) continue;
       size_t i = 0;
       int32_t *ext = board_ext(s->L, s->st);
+      s->vm_sp = arena_alloc(&s->ld->ar, (s->L->ext_words + 1) * sizeof *s->vm_sp);
       while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
         int32_t v;
         if (!expect_scalar(r, "vm", &x)) continue;
         if (i >= s->L->ext_words) {
           if (i == s->L->ext_words) lerr(s->ld, x.sp, "the VM region holds only %zu words", s->L->ext_words);
-        } else if (conv_int(s->ld, &x, "a VM word", INT32_MIN, INT32_MAX, &v))
+        } else if (conv_int(s->ld, &x, "a VM word", INT32_MIN, INT32_MAX, &v)) {
           ext[i] = v;
+          s->vm_sp[i] = x.sp;
+          s->nvm = i + 1;
+        }
         i++;
       }
     } else unknown_key(r, &k, "a saved state", keys, sizeof keys / sizeof *keys);
@@ -2258,9 +2266,22 @@ static void state_cards(state_rd *s) {
   mt_free(used);
 }
 
-board_layout *state_load_text(const board_def *def, const board_var_decl *extra, int nextra,
-                              size_t ext_words, const char *name, const char *text, size_t len,
-                              diag *d, unsigned char **st) {
+/* The caller's check of the extension words, reported at the bad word (or
+ * at `vm` when the file stops before it). */
+static void state_check_ext(state_rd *s) {
+  if (!s->x.check) return;
+  strbuf why = {0};
+  long bad = s->x.check(s->x.ud, s->L, s->st, s->vm_given, &why);
+  if (bad >= 0) {
+    mt_span sp = (size_t)bad < s->nvm ? s->vm_sp[bad] : s->vm_key;
+    lerr(s->ld, sp, "vm word %ld: %s%s", bad, why.s ? why.s : "out of range",
+         (size_t)bad < s->nvm ? "" : " (the word is not given: it is 0)");
+  }
+  sb_free(&why);
+}
+
+board_layout *state_load_text(const board_def *def, const state_ext *x, const char *name, const char *text,
+                              size_t len, diag *d, unsigned char **st) {
   data_loader *ld = data_loader_new((board_def *)(uintptr_t)def, d);
   yr r;
   yr_open(&r, ld, name, text, len);
@@ -2269,14 +2290,13 @@ board_layout *state_load_text(const board_def *def, const board_var_decl *extra,
   s.ld = ld;
   s.r = &r;
   s.def = def;
-  s.extra = extra;
-  s.nextra = nextra;
-  s.ext_words = ext_words;
+  if (x) s.x = *x;
   if (yr_root(&r, "a saved state (a mapping)")) {
     state_root(&s);
     yr_end(&r);
   }
   if (s.L && !r.fatal) state_cards(&s);
+  if (s.L && !r.fatal && ld->errors == 0) state_check_ext(&s);
   if (s.L == NULL && !r.fatal && ld->errors == 0) {
     mt_span sp = {r.file, 0, 1};
     lerr(ld, sp, "a saved state needs 'factions'");

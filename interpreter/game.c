@@ -72,6 +72,7 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
   sema_declare(&r->prog, r->trees, r->ntrees, r->d, &r->arena);
   sema_check(&r->prog, r->d, &r->arena);
   if (diag_errors(r->d) == 0) cg_compile(&r->prog, r->d);
+  if (diag_errors(r->d) == 0) vm_verify(&r->prog, r->d);
   if (diag_errors(r->d) > 0) {
     mt_rules_free(r);
     return NULL;
@@ -1019,10 +1020,36 @@ int mt_save_position(const mt_game *g, char **text) {
   return 0;
 }
 
+/* The loader's check of the `vm` words: the continuation must be one the
+ * program can resume (vm_check_state); the words around it (alignment) are
+ * 0.  A file without `vm` is a game that has not started. */
+static long check_vm_words(void *ud, const board_layout *L, unsigned char *st, bool given, strbuf *why) {
+  mt_game g = {0};
+  g.r = ud;
+  g.L = (board_layout *)(uintptr_t)L;
+  g.block = st;
+  bind(&g);
+  if (!given) {
+    memset(g.v.vs, 0, sizeof *g.v.vs);
+    vm_reset_stops(g.v.vs);
+    return -1;
+  }
+  const int32_t *ext = board_ext(L, st);
+  long shift = (long)((const unsigned char *)g.v.vs - (const unsigned char *)ext) / 4;
+  for (long i = 0; i < (long)L->ext_words; i++)
+    if ((i < shift || i >= shift + (long)(sizeof(vm_state) / 4)) && ext[i]) {
+      sb_printf(why, "a padding word around the VM's state holds %d, not 0", ext[i]);
+      return i;
+    }
+  long off = vm_check_state(&g.v, why);
+  return off < 0 ? -1 : shift + off / 4;
+}
+
 mt_game *mt_load_position(const mt_rules *r, const char *path) {
   mt_rules *rr = (mt_rules *)(uintptr_t)r;
   unsigned char *st = NULL;
-  board_layout *L = state_load_file(r->def, r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, path, rr->d, &st);
+  state_ext x = {r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, check_vm_words, rr};
+  board_layout *L = state_load_file(r->def, &x, path, rr->d, &st);
   if (!L) return NULL;
   return game_take(r, L, st);
 }

@@ -208,11 +208,11 @@ void state_save(const board_layout *L, const unsigned char *st, strbuf *o) {
   sb_puts(o, "]\n");
 }
 
-board_layout *state_load_file(const board_def *def, const board_var_decl *extra, int nextra,
-                              size_t ext_words, const char *path, diag *d, unsigned char **st) {
+board_layout *state_load_file(const board_def *def, const state_ext *x, const char *path, diag *d,
+                              unsigned char **st) {
   uint32_t id = diag_load_file(d, path);
   if (id == DIAG_NOFILE) return NULL;
   size_t len;
   const char *text = diag_source_text(d, id, &len);
-  return state_load_text(def, extra, nextra, ext_words, path, text, len, d, st);
+  return state_load_text(def, x, path, text, len, d, st);
 }

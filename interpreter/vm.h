@@ -114,4 +114,13 @@ void vm_profile_report(const program *p);
 /* As vm_rule_active, but spends a pending one-use cancellation (giving false). */
 bool vm_rule_try(vm *v, int r);
 
+/* verify.c: checks every function of P against the stack effects of
+ * opcodes.def and records where a suspended game may stand (P->resume).
+ * False, with an internal error reported to D, if some code does not verify. */
+bool vm_verify(program *p, diag *d);
+/* Checks a continuation read from a saved position (V bound to its layout and
+ * state) against the program: -1 if it may be resumed, else the byte offset
+ * in vm_state of the first field that is wrong, with the reason in WHY. */
+long vm_check_state(const vm *v, strbuf *why);
+
 #endif

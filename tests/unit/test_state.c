@@ -313,7 +313,7 @@ static void save_load_round_trip(void **state) {
   diag *d = diag_new(diag_sink_file, stderr);
   board_var_decl extra[] = {{"worms_seen", BS_GLOBAL, 1}, {"karama_used", BS_FACTION, 3}};
   unsigned char *st2 = NULL;
-  board_layout *L2 = state_load_text(DEF, extra, 2, 16, "saved.yaml", out.s, out.n, d, &st2);
+  board_layout *L2 = state_load_text(DEF, &(state_ext){extra, 2, 16, NULL, NULL}, "saved.yaml", out.s, out.n, d, &st2);
   diag_free(d);
   if (!L2) fail_msg("load failed; the document was:\n%s", out.s);
   assert_int_equal(L2->size, L->size);
@@ -357,7 +357,7 @@ static void load_a_scenario(void **state) {
   strbuf errs = {0};
   diag *d = diag_new(capture_sink, &errs);
   unsigned char *st = NULL;
-  board_layout *L = state_load_text(DEF, NULL, 0, 0, "scenario.yaml", doc, strlen(doc), d, &st);
+  board_layout *L = state_load_text(DEF, NULL, "scenario.yaml", doc, strlen(doc), d, &st);
   diag_free(d);
   if (!L) fail_msg("%s", errs.s);
   assert_int_equal(board_tokens(L, st, SEC("false_wall_south@4"), 0, K("fedaykin")), 1);
@@ -378,7 +378,7 @@ static void load_a_scenario(void **state) {
   const char *bad = "mentat_state: 1\nfactions: [fremen]\npiles: { treachery_deck: [karama, karama, karama] }\n";
   errs.n = 0;
   d = diag_new(capture_sink, &errs);
-  L = state_load_text(DEF, NULL, 0, 0, "bad.yaml", bad, strlen(bad), d, &st);
+  L = state_load_text(DEF, NULL, "bad.yaml", bad, strlen(bad), d, &st);
   diag_free(d);
   assert_null(L);
   assert_non_null(strstr(errs.s, "bad.yaml:3:43: error: card 'karama' is listed more often than it exists"));

@@ -1,0 +1,259 @@
+/* test_save.c -- saved positions of the standard pack: what the console
+ * saves loads back identically, and a position whose VM words or variables
+ * are out of range is refused at the offending value, never resumed.
+ * Runs from the repository root (the pack is rules/ and factions/). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game.h"
+#include "opcodes.h"
+
+static mt_rules *R;
+static strbuf diag_text;
+
+static void on_message(void *ud, int level, const char *text) {
+  (void)ud;
+  (void)level;
+  sb_puts(&diag_text, text);
+}
+
+static int group_setup(void **state) {
+  (void)state;
+  mt_load L = {.components = ".", .message = on_message, .advanced = 1};
+  R = mt_rules_load(&L);
+  if (!R) fprintf(stderr, "%s", diag_text.s ? diag_text.s : "");
+  return R ? 0 : -1;
+}
+
+static int group_teardown(void **state) {
+  (void)state;
+  mt_rules_free(R);
+  sb_free(&diag_text);
+  return 0;
+}
+
+static uint64_t lcg(void *ctx) {
+  uint64_t *x = ctx;
+  *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+  return *x >> 11;
+}
+
+/* Writes TEXT to build/test_save.yaml and loads it; diagnostics in diag_text. */
+static mt_game *load_text(const char *text) {
+  FILE *f = fopen("build/test_save.yaml", "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  diag_text.n = 0;
+  if (diag_text.s) diag_text.s[0] = 0;
+  return mt_load_position(R, "build/test_save.yaml");
+}
+
+static char *save_text(const mt_game *g) {
+  char *t = NULL;
+  mt_save_position(g, &t);
+  return t;
+}
+
+/* Loads TEXT and expects a refusal whose first message contains NEEDLE. */
+static void refused(const char *text, const char *needle) {
+  mt_game *g = load_text(text);
+  if (g) {
+    mt_game_free(g);
+    fail_msg("loaded, but should be refused (%s):\n%s", needle, text);
+  }
+  if (!strstr(diag_text.s ? diag_text.s : "", needle)) fail_msg("expected '%s' in:\n%s", needle, diag_text.s ? diag_text.s : "");
+}
+
+/* A game of factions FAC (NULL: all) played with the sampler for STEPS decisions. */
+static mt_game *played(const char *const *fac, int nfac, uint64_t seed, int steps) {
+  char err[128];
+  mt_game *g = mt_game_new(R, fac, nfac, seed, err, sizeof err);
+  assert_non_null(g);
+  int st = mt_start(g);
+  uint64_t rng = seed;
+  for (int i = 0; i < steps && st == MT_WAITING; i++) {
+    mt_choice c;
+    assert_true(mt_sample(g, lcg, &rng, &c));
+    st = mt_apply(g, &c, NULL);
+    assert_true(st >= 0);
+  }
+  return g;
+}
+
+/* ---- the continuation ------------------------------------------------------------------- */
+
+/* The reproducer of issue 9: a waiting game with a million frames. */
+static void refuses_a_million_frames(void **state) {
+  (void)state;
+  refused("mentat_state: 1\nfactions: [atreides, fremen]\nvm: [2, 0, 1000000]\n", "build/test_save.yaml:3:");
+  assert_non_null(strstr(diag_text.s, "vm word 2"));
+}
+
+/* Where a vm_state field lies among the saved words of G. */
+static int word_of(const mt_game *g, size_t off) {
+  const unsigned char *ext = (const unsigned char *)board_ext(g->L, g->v.st);
+  return (int)(((const unsigned char *)g->v.vs - ext + (long)off) / 4);
+}
+
+/* TEXT with vm word K replaced by VALUE; *LINE and *COL receive where it is. */
+static char *with_word(const char *text, int k, long long value, int *line, int *col) {
+  const char *vm_line = strstr(text, "\nvm: [");
+  assert_non_null(vm_line);
+  vm_line += 1;
+  *line = 1;
+  for (const char *q = text; q < vm_line; q++) *line += *q == '\n';
+  const char *p = vm_line + 5;
+  for (int i = 0; i < k; i++) {
+    p = strchr(p, ',');
+    assert_non_null(p);
+    p += 2;
+  }
+  const char *e = p + strcspn(p, ",]");
+  *col = (int)(p - vm_line) + 1;
+  size_t n = strlen(text) + 32;
+  char *out = malloc(n);
+  snprintf(out, n, "%.*s%lld%s", (int)(p - text), text, value, e);
+  return out;
+}
+
+static void refuse_word(const mt_game *g, const char *text, size_t off, long long value, const char *what) {
+  int line, col;
+  int k = word_of(g, off);
+  char *t = with_word(text, k, value, &line, &col);
+  char needle[96];
+  snprintf(needle, sizeof needle, "test_save.yaml:%d:%d: error: vm word %d", line, col, k);
+  mt_game *h = load_text(t);
+  if (h) {
+    mt_game_free(h);
+    fail_msg("%s = %lld (word %d) was accepted", what, value, k);
+  }
+  if (!strstr(diag_text.s, needle)) fail_msg("%s = %lld: expected '%s' in:\n%s", what, value, needle, diag_text.s);
+  free(t);
+}
+
+#define FIELD(f) offsetof(vm_state, f)
+#define FRAME(i, f) (offsetof(vm_state, frames) + (size_t)(i) * sizeof(vm_frame) + offsetof(vm_frame, f))
+
+/* Every field of a waiting game's continuation, set out of range or out of
+ * step with the code, is refused at its word. */
+static void refuses_each_bad_word(void **state) {
+  (void)state;
+  const char *fac[] = {"atreides", "fremen", "harkonnen"};
+  mt_game *g = played(fac, 3, 11, 120);
+  assert_int_equal(mt_status(g), MT_WAITING);
+  const vm_state *vs = g->v.vs;
+  assert_true(vs->nframes >= 2);
+  char *text = save_text(g);
+  int top = vs->nframes - 1;
+  refuse_word(g, text, FIELD(status), 7, "status");
+  refuse_word(g, text, FIELD(status), VM_RUNNING, "status");
+  refuse_word(g, text, FIELD(sp), vs->sp + 1, "sp");
+  refuse_word(g, text, FIELD(sp), -1, "sp");
+  refuse_word(g, text, FIELD(sp), 100000, "sp");
+  refuse_word(g, text, FIELD(nframes), VM_FRAMES + 1, "nframes");
+  refuse_word(g, text, FIELD(ncancel), VM_CANCELS + 1, "ncancel");
+  refuse_word(g, text, FIELD(ncancel), -3, "ncancel");
+  refuse_word(g, text, FIELD(phase_rule), 99999, "phase_rule");
+  refuse_word(g, text, FIELD(secret), 2, "secret");
+  refuse_word(g, text, FIELD(err_code), VE_RANGE, "err_code");
+  refuse_word(g, text, FRAME(top, pc), vs->frames[top].pc + 1, "top pc");
+  refuse_word(g, text, FRAME(top, pc), 1000000, "top pc");
+  refuse_word(g, text, FRAME(top, pc), -5, "top pc");
+  refuse_word(g, text, FRAME(top, fn), 99999, "top fn");
+  refuse_word(g, text, FRAME(top, fn), vs->frames[top].fn + 1, "top fn");
+  refuse_word(g, text, FRAME(top - 1, pc), vs->frames[top - 1].pc + 5, "caller pc");
+  refuse_word(g, text, FRAME(0, base), 3, "first base");
+  refuse_word(g, text, FIELD(dec.kind), vs->dec.kind == DEC_MAY ? DEC_ASK : DEC_MAY, "decision kind");
+  refuse_word(g, text, FIELD(dec.kind), 17, "decision kind");
+  refuse_word(g, text, FIELD(dec.faction), 99, "decision faction");
+  refuse_word(g, text, FIELD(dec.faction), board_faction_index(R->def, "emperor"), "absent decision faction");
+  refuse_word(g, text, FIELD(dec.prompt), 99999, "prompt");
+  refuse_word(g, text, FIELD(dec.list), 99999, "action list");
+  refuse_word(g, text, FIELD(dec.hole_types), 99999, "hole types");
+  refuse_word(g, text, FIELD(dec.nholes), 9, "holes");
+  refuse_word(g, text, FIELD(dec.rule), 99999, "decision rule");
+  /* a live slot whose kind the verifier knows, set out of its domain */
+  const program *p = &R->prog;
+  int found = 0;
+  for (int i = 0; i < vs->nframes && !found; i++)
+    for (int r = 0; r < p->nresume && !found; r++) {
+      const resume_point *rp = &p->resume[r];
+      if (rp->fn != vs->frames[i].fn || rp->pc != (uint32_t)vs->frames[i].pc) continue;
+      for (int s = 0; s < rp->depth && !found; s++)
+        if (p->resume_kinds[rp->kinds + s] == TY_FACTION || p->resume_kinds[rp->kinds + s] == TY_TERRITORY) {
+          refuse_word(g, text, offsetof(vm_state, stack) + (size_t)(vs->frames[i].base + s) * 8, 4000, "slot");
+          found = 1;
+        }
+    }
+  assert_true(found);
+  free(text);
+  mt_game_free(g);
+}
+
+/* A position without `vm` is a game that has not started: no stop set. */
+static void no_vm_is_a_fresh_game(void **state) {
+  (void)state;
+  mt_game *g = load_text("mentat_state: 1\nfactions: [atreides, fremen]\n");
+  if (!g) fail_msg("%s", diag_text.s);
+  assert_int_equal(mt_status(g), 0);
+  assert_int_equal(g->v.vs->seek_phase, -1);
+  assert_int_equal(g->v.vs->stop_phase_end, -1);
+  assert_int_equal(g->v.vs->stop_turn, -1);
+  mt_game_free(g);
+}
+
+/* Real positions at many moments of seeded games: each live continuation
+ * passes the check, and save -> load -> save gives the same text and hash. */
+static void real_positions_round_trip(void **state) {
+  (void)state;
+  static const char *const sets[][6] = {{"atreides", "fremen"}, {"harkonnen", "emperor", "bene_gesserit"}, {NULL}};
+  for (int k = 0; k < 3; k++) {
+    int nf = 0;
+    while (k < 2 && nf < 6 && sets[k][nf]) nf++;
+    char err[128];
+    mt_game *g = mt_game_new(R, k < 2 ? sets[k] : NULL, k < 2 ? nf : 0, (uint64_t)(20 + k), err, sizeof err);
+    int st = mt_start(g);
+    uint64_t rng = (uint64_t)k;
+    for (int i = 0; st == MT_WAITING || i == 0; i++) {
+      strbuf why = {0};
+      long off = vm_check_state(&g->v, &why);
+      if (off >= 0) fail_msg("game %d step %d: the live continuation is refused at %ld: %s", k, i, off, why.s);
+      sb_free(&why);
+      if (i % 37 == 0 || st != MT_WAITING) {
+        char *a = save_text(g);
+        mt_game *h = load_text(a);
+        if (!h) fail_msg("game %d step %d: refused:\n%s", k, i, diag_text.s);
+        char *b = save_text(h);
+        assert_string_equal(a, b);
+        assert_int_equal(mt_hash(h), mt_hash(g));
+        free(a);
+        free(b);
+        mt_game_free(h);
+      }
+      if (st != MT_WAITING) break;
+      mt_choice c;
+      assert_true(mt_sample(g, lcg, &rng, &c));
+      st = mt_apply(g, &c, NULL);
+      assert_true(st >= 0);
+    }
+    mt_game_free(g);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(refuses_a_million_frames),
+      cmocka_unit_test(refuses_each_bad_word),
+      cmocka_unit_test(no_vm_is_a_fresh_game),
+      cmocka_unit_test(real_positions_round_trip),
+  };
+  return cmocka_run_group_tests_name("save", tests, group_setup, group_teardown);
+}
