@@ -228,7 +228,7 @@ int board_section_parse(const board_def *def, const char *ref);
 const char *board_section_name(const board_def *def, int section, char *buf, size_t n);
 
 static inline bool board_area_has_tag(const board_def *def, int area, int tag) {
-  return tag >= 0 && (def->areas[area].tags >> tag) & 1u;
+  return tag >= 0 && tag < def->ntags && tag < BOARD_MAX_TAGS && (def->areas[area].tags >> tag) & 1u;
 }
 static inline int32_t board_area_attr(const board_def *def, int area, int attr) {
   return def->areas[area].attrs[attr];

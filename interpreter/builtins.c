@@ -60,12 +60,15 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   case BI_abs:
     RANGE_CHECK(a[0] != INT64_MIN, a[0]);
     return a[0] < 0 ? -a[0] : a[0];
-  case BI_div_up:
+  case BI_div_up: /* without overflow for any a: truncation is the ceiling below zero */
     if (a[1] <= 0) return *err = VE_DIV, 0;
-    return a[0] >= 0 ? (a[0] + a[1] - 1) / a[1] : -((-a[0]) / a[1]);
-  case BI_div_round:
+    return a[0] / a[1] + (a[0] % a[1] > 0);
+  case BI_div_round: { /* floor(a / b + 1/2), from the floor quotient and its remainder */
     if (a[1] <= 0) return *err = VE_DIV, 0;
-    return a[0] >= 0 ? (2 * a[0] + a[1]) / (2 * a[1]) : -((-2 * a[0] + a[1] - 1) / (2 * a[1]));
+    int64_t q = a[0] / a[1], r = a[0] % a[1];
+    if (r < 0) q--, r += a[1];
+    return q + (r >= a[1] - r);
+  }
   case BI_sectors_of: RANGE_CHECK(area_ok(v, a[0]), a[0]); return def->areas[a[0]].sectors;
   case BI_has_tag: RANGE_CHECK(area_ok(v, a[0]), a[0]); return board_area_has_tag(def, (int)a[0], (int)a[1]);
   case BI_tagged: return (int64_t)board_areas_with_tag(def, (int)a[0]);
@@ -82,8 +85,8 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     return (int64_t)board_within(def, (int)a[0], a[1] > def->nareas ? def->nareas : (int)a[1]);
   case BI_sector_add: {
     RANGE_CHECK(sector_ok(v, a[0]), a[0]);
-    int64_t n = def->nsectors;
-    return ((a[0] + a[1]) % n + n) % n;
+    int64_t n = def->nsectors, x = (a[0] % n + a[1] % n) % n; /* no overflow for any n */
+    return x < 0 ? x + n : x;
   }
   case BI_storm_path:
     RANGE_CHECK(sector_ok(v, a[0]), a[0]);
@@ -151,9 +154,10 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   case BI_pooled:
   case BI_pooled_of: {
     gf = vm_game_faction(v, a[0]);
-    int pool = (int)(id == BI_pooled ? a[1] : a[2]);
+    int64_t pool = id == BI_pooled ? a[1] : a[2];
+    RANGE_CHECK(pool >= 0 && pool < def->npools, pool);
     if (gf < 0) return 0;
-    int loc = board_loc_pool(L, pool, def->pools[pool].scope == BS_FACTION ? gf : -1);
+    int loc = board_loc_pool(L, (int)pool, def->pools[pool].scope == BS_FACTION ? gf : -1);
     if (loc < 0) return 0;
     if (id == BI_pooled_of) return board_tokens(L, st, loc, gf, (int)a[1]);
     int n = 0;
@@ -195,6 +199,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     return board_loc_section(s);
   }
   case BI_pool: {
+    RANGE_CHECK(a[0] >= 0 && a[0] < def->npools, a[0]);
     int pool = (int)a[0];
     int owner = -1;
     if (def->pools[pool].scope == BS_FACTION) {
@@ -213,6 +218,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     return 0;
   }
   case BI_pile: {
+    RANGE_CHECK(a[0] >= 0 && a[0] < def->npiles, a[0]);
     int owner = -1;
     if (def->piles[a[0]].scope == BS_FACTION) {
       owner = vm_game_faction(v, a[1]);

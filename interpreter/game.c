@@ -714,10 +714,11 @@ static size_t legal(mt_game *g, mt_choice *out, size_t cap, size_t stop) {
         n++;
       }
     return n;
-  case DEC_RANGE:
-    for (int64_t x = vs->dec.lo; x <= vs->dec.hi && x - vs->dec.lo <= 1000000 && !(stop && n >= stop); x++) {
+  case DEC_RANGE: /* at most a million answers; no step past the last (which may be INT64_MAX) */
+    for (int64_t x = vs->dec.lo; x <= vs->dec.hi && !(stop && n >= stop); x++) {
       if (n < cap) out[n] = (mt_choice){.action = -1, .value = x};
       n++;
+      if (x == vs->dec.hi || n > 1000000) break;
     }
     return n;
   case DEC_MAY:

@@ -1048,7 +1048,7 @@ static int cmd_winner(repl *R) {
   strbuf names = {0};
   sb_puts(&R->jextra, ",\"winners\":[");
   int n = 0;
-  for (int f = 0; f < 64; f++)
+  for (int f = 0; f < DEF(R)->nfactions && f < 64; f++)
     if ((uint64_t)winners >> f & 1u) {
       sb_printf(&names, "%s%s", n ? ", " : "", DEF(R)->factions[f].id);
       sb_printf(&R->jextra, "%s\"%s\"", n++ ? "," : "", DEF(R)->factions[f].id);

@@ -154,6 +154,22 @@ static void builtins_attrs_and_piles(void **s) {
              NULL, "[9] jammer\n[9] roadblock\n[9] 3 3 spare_tyre 1 1\n");
 }
 
+/* Builtins check the values they use as indices or add: none where a pool or
+ * pile name is needed is a runtime error, and arithmetic near the int64
+ * limits gives the exact result (no overflow). */
+static void builtins_bound_their_arguments(void **s) {
+  (void)s;
+  expect_error("game 9 \"t\" { let n = pooled(red, none) }", "none was used");
+  expect_error("game 9 \"t\" { let n = pooled_of(red, runner, none) }", "none was used");
+  expect_error("game 9 \"t\" { let l = pool(none, red) }", "none was used");
+  expect_error("game 9 \"t\" { let q = pile(none, red) }", "none was used");
+  expect_log("game 9 \"t\" { let m = 1000000000000 * 9223372 + 36854775807\n let a = div_up(m, 2)\n let b = div_round(m, 2)\n"
+             " let c = div_up(-m - 1, 3)\n let d = div_round(-m - 1, 2)\n"
+             " let e = sector_add(3, m)\n let f = sector_add(1, -m - 1)\n"
+             " log \"{a} {b} {c} {d} {e} {f}\" }",
+             NULL, "[9] 4611686018427387904 4611686018427387904 -3074457345618258602 -4611686018427387904 2 1\n");
+}
+
 static void precedence_and_cancellation(void **s) {
   (void)s;
   /* an ability supersedes a base value; cancelled for the phase it falls back */
@@ -210,6 +226,21 @@ static void decisions(void **s) {
              " may blue \"ok?\" { log \"yes\" }\n"
              " let x = b(red) + b(blue) * 10 + b(green) * 100\n log \"{x} {t}\" }",
              "1;2;3;canyon;yes", "[9] yes\n[9] 213 canyon\n");
+}
+
+/* A range that ends at the largest integer lists its answers and stops there. */
+static void ranges_at_the_int64_limit(void **s) {
+  (void)s;
+  mt_rules *r = fx_compile("game 9 \"t\" { let m = 1000000000000 * 9223372 + 36854775807\n let x = ask red \"n\" from m - 2..m }");
+  assert_non_null(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  mt_choice legal[8];
+  assert_int_equal(mt_legal(g, legal, 8), 3);
+  assert_true(legal[2].value == INT64_MAX);
+  mt_game_free(g);
+  mt_rules_free(r);
 }
 
 static void actions_and_refusals(void **s) {
@@ -546,9 +577,11 @@ int main(void) {
       cmocka_unit_test(aggregates_and_loops),
       cmocka_unit_test(values_procedures_and_vars),
       cmocka_unit_test(builtins_attrs_and_piles),
+      cmocka_unit_test(builtins_bound_their_arguments),
       cmocka_unit_test(precedence_and_cancellation),
       cmocka_unit_test(triggers_once_cancellation),
       cmocka_unit_test(decisions),
+      cmocka_unit_test(ranges_at_the_int64_limit),
       cmocka_unit_test(actions_and_refusals),
       cmocka_unit_test(runtime_errors_name_rules),
       cmocka_unit_test(totals),
