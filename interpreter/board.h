@@ -39,7 +39,10 @@
 /* ---- the definition ---------------------------------------------------- */
 
 /* Value types of attributes and variables.  Reference types hold an index
- * (or -1 for none); enums hold an index into the declared values. */
+ * (or -1 for none); enums hold an index into the declared values.  The last
+ * four only type variables declared by the rules (board_var_decl): a card, a
+ * name among the declaration's NAMES (kinds, tags, rules, ...; -1 none), a
+ * pile instance and a location (a section or a pool instance). */
 typedef enum {
   BT_INT,
   BT_BOOL,
@@ -47,7 +50,11 @@ typedef enum {
   BT_SECTOR,
   BT_FACTION,
   BT_LEADER,
-  BT_ENUM
+  BT_ENUM,
+  BT_CARD,
+  BT_NAME,
+  BT_PILE,
+  BT_LOC
 } board_type;
 
 /* A declared attribute (of areas, factions or cards). */
@@ -74,10 +81,17 @@ typedef struct board_var {
   board_visibility visibility;
   board_varkind kind;
   board_type type; /* how it is shown and saved */
-  char **values;   /* BT_ENUM */
+  char **values;   /* BT_ENUM, BT_NAME */
   int nvalues;
   int32_t initial;
   int len;
+  /* declared by the rules (board_var_decl): their faction values are the
+   * data's faction indices, not game indices, and the VM checks the values
+   * it stores (the board accepts any); a value may be a set (a bitmask over
+   * WIDTH cells: 1, or 2 for 64 members) */
+  bool rule;
+  bool set;
+  int width;
 } board_var;
 
 typedef struct board_area {
@@ -273,11 +287,19 @@ int board_section_distance(const board_def *def, int from_section, int to_area, 
 
 /* ---- the state layout --------------------------------------------------- */
 
-/* A variable declared by the rules, appended to the data's variables. */
+/* A variable declared by the rules, appended to the data's variables.  The
+ * type says how its values are saved and which ones a saved position may
+ * give (BT_INT, the zero default: any integer). */
 typedef struct board_var_decl {
   const char *name;
   board_scope scope; /* BS_GLOBAL or BS_FACTION */
   int len;           /* cells; 1 for a scalar */
+  board_type type;
+  bool set;          /* a set of TYPE (a bitmask) */
+  int width;         /* cells per value: 1 (0 means 1), or 2 for a 64-bit set */
+  const char *const *names; /* BT_NAME: the names, borrowed */
+  int nnames;
+  int32_t initial;   /* every cell's value in an empty position */
 } board_var_decl;
 
 typedef struct board_layout {
@@ -441,6 +463,10 @@ typedef struct state_ext {
    * words are zero and the check may initialise them): -1 if acceptable, else
    * the index of the first bad word with the reason in WHY.  May be NULL. */
   long (*check)(void *ud, const board_layout *L, unsigned char *st, bool given, strbuf *why);
+  /* Gives the caller's variables their initial values in the empty position,
+   * before the file's are read; false (the reason in WHY) if it cannot.  May
+   * be NULL (each cell then starts at its declaration's INITIAL). */
+  bool (*init)(void *ud, const board_layout *L, unsigned char *st, strbuf *why);
   void *ud;
 } state_ext;
 void state_save(const board_layout *L, const unsigned char *st, strbuf *out);

@@ -215,6 +215,7 @@ typedef struct program {
   size_t sup_words;
   const board_def *def;
   board_var_decl *var_decls; int nvar_decls;
+  const char **rule_ids, **pool_names, **pile_names; /* name tables of typed rule variables */
   resume_point *resume; int nresume, capresume; /* sorted by pc (verify.c) */
   int32_t *resume_kinds; size_t nresume_kinds, capresume_kinds;
   int nverified;          /* functions verified (those compiled later for queries never suspend) */

@@ -207,6 +207,13 @@ static void no_vm_is_a_fresh_game(void **state) {
   assert_int_equal(g->v.vs->seek_phase, -1);
   assert_int_equal(g->v.vs->stop_phase_end, -1);
   assert_int_equal(g->v.vs->stop_turn, -1);
+  /* the rules' variables the file does not give start at their declared (or computed) values */
+  char *t = save_text(g);
+  assert_non_null(strstr(t, "\n  high_bidder: none\n"));
+  assert_non_null(strstr(t, "\n  game_length: 10\n"));
+  assert_non_null(strstr(t, "\n  limited_areas: [carthag, arrakeen, tueks_sietch, sietch_tabr, habbanya_sietch]\n"));
+  assert_non_null(strstr(t, "\n      seat: -1\n"));
+  free(t);
   mt_game_free(g);
 }
 
@@ -248,12 +255,68 @@ static void real_positions_round_trip(void **state) {
   }
 }
 
+/* ---- rule variables --------------------------------------------------------------------------- */
+
+#define HEAD "mentat_state: 1\nfactions: [atreides, fremen]\n"
+
+/* Values out of their declared type are refused where they are written. */
+static void refuses_values_outside_their_type(void **state) {
+  (void)state;
+  refused(HEAD "variables: { winners: -1 }\n", "test_save.yaml:3:23: error: expected a sequence for a set");
+  refused(HEAD "variables: { winners: 4096 }\n", "test_save.yaml:3:23: error: expected a sequence for a set");
+  refused(HEAD "variables: { winners: [fremen, emperor] }\n", "test_save.yaml:3:32: error: faction 'emperor' is not in this game");
+  refused(HEAD "variables: { winners: [none] }\n", "test_save.yaml:3:24: error: none is not a member of a set");
+  refused(HEAD "variables: { high_bidder: 99 }\n", "test_save.yaml:3:27: error: unknown faction '99'");
+  refused(HEAD "variables: { high_bidder: harkonnen }\n", "test_save.yaml:3:27: error: faction 'harkonnen' is not in this game");
+  refused(HEAD "variables: { victory: 99999 }\n", "test_save.yaml:3:23: error: '99999' is not a value of victory");
+  refused(HEAD "variables: { worm_territory: 2 }\n", "test_save.yaml:3:30: error: unknown territory '2'");
+  refused(HEAD "variables: { wormsign_seen: shield#9 }\n", "test_save.yaml:3:29: error: unknown card 'shield#9'");
+  refused(HEAD "variables: { bought_in: 3 }\n", "test_save.yaml:3:25: error: expected true or false for bought_in");
+  refused(HEAD "variables: { limited_areas: [arrakeen, nowhere] }\n", "test_save.yaml:3:40: error: unknown territory 'nowhere'");
+  refused(HEAD "variables: { deaths: [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1] }\n",
+          "test_save.yaml:3:113: error: 'deaths' has only 30 values");
+  refused(HEAD "per_faction:\n  atreides:\n    variables: { plan_leader: feyd_rautha }\n",
+          "test_save.yaml:5:31: error: leader 'feyd_rautha' belongs to faction 'harkonnen', which is not in this game");
+  refused(HEAD "per_faction:\n  fremen:\n    variables: { ship_sponsor: bene_gesserit }\n",
+          "test_save.yaml:5:32: error: faction 'bene_gesserit' is not in this game");
+}
+
+/* References are written as ids (none for none), sets as lists of ids, and
+ * read back to the same state. */
+static void references_are_saved_as_ids(void **state) {
+  (void)state;
+  mt_game *g = load_text(HEAD "variables:\n  winners: [fremen]\n  victory: 1.09.02\n  worm_territory: arrakeen\n"
+                              "  high_bidder: atreides\n  wormsign_seen: shield#2\n  limited_areas: [carthag, arrakeen]\n"
+                              "per_faction:\n  fremen: { variables: { plan_leader: stilgar, ship_sponsor: none } }\n");
+  if (!g) fail_msg("%s", diag_text.s);
+  char *t = save_text(g);
+  assert_non_null(strstr(t, "\n  winners: [fremen]\n"));
+  assert_non_null(strstr(t, "\n  victory: 1.09.02\n"));
+  assert_non_null(strstr(t, "\n  worm_territory: arrakeen\n"));
+  assert_non_null(strstr(t, "\n  high_bidder: atreides\n"));
+  assert_non_null(strstr(t, "\n  wormsign_seen: shield#2\n"));
+  assert_non_null(strstr(t, "\n  limited_areas: [carthag, arrakeen]\n"));
+  assert_non_null(strstr(t, "\n  auction_opener: none\n"));
+  assert_non_null(strstr(t, "\n      plan_leader: stilgar\n"));
+  mt_game *h = load_text(t);
+  if (!h) fail_msg("%s", diag_text.s);
+  char *u = save_text(h);
+  assert_string_equal(t, u);
+  assert_int_equal(mt_hash(g), mt_hash(h));
+  free(t);
+  free(u);
+  mt_game_free(g);
+  mt_game_free(h);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(refuses_a_million_frames),
       cmocka_unit_test(refuses_each_bad_word),
       cmocka_unit_test(no_vm_is_a_fresh_game),
       cmocka_unit_test(real_positions_round_trip),
+      cmocka_unit_test(refuses_values_outside_their_type),
+      cmocka_unit_test(references_are_saved_as_ids),
   };
   return cmocka_run_group_tests_name("save", tests, group_setup, group_teardown);
 }
