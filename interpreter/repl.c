@@ -509,6 +509,8 @@ static int cmd_give(repl *R, int argc, char **argv, bool exact) {
   for (int i = 2; i < argc; i++) {
     int c;
     if (need_card(R, argv[i], &c) < 0) return -1;
+    if (!board_card_in_game(LAY(R), c)) /* a card of an absent faction is not in the game (nor in a save) */
+      return fail(R, "%s belongs to %s, which is not in this game", argv[i], DEF(R)->factions[DEF(R)->cards[c].faction].id);
   }
   /* Choose every copy before moving anything, so a refused give changes nothing: a copy already
    * in the pile is not given again (`give f karama` twice gives both Karamas). */
@@ -1191,6 +1193,8 @@ static int cmd_leader(repl *R, int argc, char **argv) {
     mt_free(c);
     return rc;
   }
+  if (LAY(R)->game_faction[def->leaders[l].faction] < 0) /* its record is not part of this game (nor of a save) */
+    return fail(R, "%s belongs to %s, which is not in this game", argv[1], def->factions[def->leaders[l].faction].id);
   int s = -1;
   for (int i = 0; i < def->nleader_status; i++)
     if (!strcmp(def->leader_status[i], argv[2])) s = i;

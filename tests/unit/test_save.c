@@ -2,6 +2,7 @@
  * saves loads back identically, and a position whose VM words or variables
  * are out of range is refused at the offending value, never resumed.
  * Runs from the repository root (the pack is rules/ and factions/). */
+#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,8 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "game.h"
 #include "opcodes.h"
+#include "repl.h"
 
 static mt_rules *R;
 static strbuf diag_text;
@@ -309,6 +314,124 @@ static void references_are_saved_as_ids(void **state) {
   mt_game_free(h);
 }
 
+/* ---- console edits ---------------------------------------------------------------------------- */
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  strbuf b = {0};
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) sb_putn(&b, buf, n);
+  fclose(f);
+  return sb_take(&b);
+}
+
+/* Runs console SCRIPT (stdout to build/test_save.out); returns the output. */
+static char *console(const char *script) {
+  FILE *f = fopen("build/test_save.mentat", "w");
+  assert_non_null(f);
+  fputs(script, f);
+  fclose(f);
+  fflush(stdout);
+  int saved = dup(1), fd = open("build/test_save.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  assert_true(saved >= 0 && fd >= 0);
+  dup2(fd, 1);
+  close(fd);
+  char a0[] = "repl", a1[] = "build/test_save.mentat";
+  char *argv[] = {a0, a1, NULL};
+  repl_main(2, argv, ".");
+  fflush(stdout);
+  dup2(saved, 1);
+  close(saved);
+  return slurp("build/test_save.out");
+}
+
+/* The hash the console printed after TAG ("saved to X (state hash H)"). */
+static unsigned long long hash_after(const char *out, const char *tag) {
+  const char *p = strstr(out, tag);
+  if (!p || !(p = strstr(p, "state hash "))) return 0;
+  return strtoull(p + 11, NULL, 16);
+}
+
+/* After each console edit, save -> load -> save gives the same text and the
+ * same hash: what the console lets a position hold, a save keeps. */
+static void console_edits_round_trip(void **state) {
+  (void)state;
+  static const char *const edits[] = {
+      "put harkonnen 5 arrakeen",
+      "put emperor 3 sardaukar sietch_tabr",
+      "clear all",
+      "tanks emperor 4",
+      "reserves emperor 2 sardaukar",
+      "spice harkonnen 25",
+      "spice the_great_flat 8",
+      "give emperor karama lasgun",
+      "give harkonnen shield into hand",
+      "hand bene_gesserit baliset",
+      "give emperor thufir_hawat",        /* an Atreides traitor card: Atreides do not play */
+      "give harkonnen piter_de_vries into traitors",
+      "leader jamis tanks_face_down",     /* a Fremen leader: Fremen do not play */
+      "leader feyd_rautha tanks_face_up",
+      "stack treachery lasgun shield",
+      "discard spice the_great_flat",
+      "storm 7",
+      "turn 3",
+      "ally emperor harkonnen",
+      "set winners = {emperor}",
+      "set high_bidder = harkonnen",
+      "set worm_territory = arrakeen",
+      "set plan_leader(emperor) = bashar",
+      "phase bidding",
+      "run step",
+      "run phase",
+  };
+  const char *head = "new factions=emperor,harkonnen,bene_gesserit,spacing_guild seed=5\n";
+  for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
+    char script[1024];
+    snprintf(script, sizeof script,
+             "%s%s\nsave build/test_save_a.yaml\nload build/test_save_a.yaml\nsave build/test_save_b.yaml\n", head,
+             edits[i]);
+    remove("build/test_save_a.yaml");
+    remove("build/test_save_b.yaml");
+    char *out = console(script);
+    bool refused_edit = strstr(edits[i], "thufir") || strstr(edits[i], "jamis"); /* see the next test */
+    if (!strstr(out, refused_edit ? "test_save.mentat: 1 failed" : "test_save.mentat: 0 failed"))
+      fail_msg("'%s' %s:\n%s", edits[i], refused_edit ? "was not refused" : "failed", out);
+    char *a = slurp("build/test_save_a.yaml"), *b = slurp("build/test_save_b.yaml");
+    if (!a || !b) fail_msg("'%s': no save\n%s", edits[i], out);
+    if (strcmp(a, b)) fail_msg("'%s': the saves differ\n%s", edits[i], out);
+    unsigned long long h1 = hash_after(out, "saved to build/test_save_a.yaml"),
+                       h2 = hash_after(out, "loaded build/test_save_a.yaml"),
+                       h3 = hash_after(out, "saved to build/test_save_b.yaml");
+    if (!h1 || h1 != h2 || h2 != h3) fail_msg("'%s': hashes %llx %llx %llx\n%s", edits[i], h1, h2, h3, out);
+    free(a);
+    free(b);
+    free(out);
+  }
+}
+
+/* The console refuses what a save could not hold, and says why; a load it
+ * refuses leaves the game as it was. */
+static void console_refuses_absent_factions(void **state) {
+  (void)state;
+  char *out = console("new factions=emperor,harkonnen seed=5\n"
+                      "give emperor thufir_hawat\nexpect error thufir_hawat belongs to atreides, which is not in this game\n"
+                      "leader jamis tanks_face_down\nexpect error jamis belongs to fremen, which is not in this game\n"
+                      "save build/test_save_a.yaml\n");
+  if (!strstr(out, "test_save.mentat: 0 failed")) fail_msg("%s", out);
+  free(out);
+  FILE *f = fopen("build/test_save_bad.yaml", "w");
+  assert_non_null(f);
+  fputs("mentat_state: 1\nfactions: [atreides, fremen]\nvm: [2, 0, 1000000]\n", f);
+  fclose(f);
+  out = console("load build/test_save_a.yaml\nload build/test_save_bad.yaml\nexpect error could not load\n"
+                "save build/test_save_b.yaml\n");
+  if (!strstr(out, "test_save.mentat: 0 failed")) fail_msg("%s", out);
+  assert_true(hash_after(out, "loaded build/test_save_a.yaml") == hash_after(out, "saved to build/test_save_b.yaml"));
+  free(out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(refuses_a_million_frames),
@@ -317,6 +440,8 @@ int main(void) {
       cmocka_unit_test(real_positions_round_trip),
       cmocka_unit_test(refuses_values_outside_their_type),
       cmocka_unit_test(references_are_saved_as_ids),
+      cmocka_unit_test(console_edits_round_trip),
+      cmocka_unit_test(console_refuses_absent_factions),
   };
   return cmocka_run_group_tests_name("save", tests, group_setup, group_teardown);
 }
