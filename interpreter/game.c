@@ -1078,6 +1078,14 @@ mt_game *mt_load_position(const mt_rules *r, const char *path) {
   return game_take(r, L, st);
 }
 
+mt_game *game_load_text(const mt_rules *r, diag *d, const char *name, const char *text, size_t len) {
+  unsigned char *st = NULL;
+  state_ext x = {r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, check_vm_words, init_vars, (void *)(uintptr_t)r};
+  board_layout *L = state_load_text(r->def, &x, name, text, len, d, &st);
+  if (!L) return NULL;
+  return game_take(r, L, st);
+}
+
 /* Evaluates TEXT as an expression of the rules language against the game's
  * current state (pure: the state is not changed).  Errors, with carets,
  * go to ERR.  Each query adds a small function to the rule set's code. */

@@ -51,6 +51,9 @@ bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty,
  * found without listing the others: actions are tried from the fewest
  * parameters up, each stopping at its first answer.  False if none. */
 bool game_first_fewest(mt_game *g, mt_choice *out);
+/* mt_load_position from TEXT (called NAME), diagnostics to D rather than the
+ * rule set's: for the fuzzer, which loads many without keeping them. */
+mt_game *game_load_text(const mt_rules *r, diag *d, const char *name, const char *text, size_t len);
 /* A message callback that appends to the strbuf passed as UD. */
 void game_capture(void *ud, int level, const char *text);
 
