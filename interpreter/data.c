@@ -69,6 +69,9 @@ typedef struct yr {
   const char *text;
   size_t len;
   int depth;
+  size_t mline, mcol; /* the last mark converted (mark_off), and its offset */
+  uint32_t moff;
+  bool mvalid;
 } yr;
 
 #define AVEC_PUSH(ar, v, n, cap, x)                                                 \
@@ -103,19 +106,32 @@ static void lnote(data_loader *ld, mt_span sp, const char *fmt, ...) {
 }
 
 /* libyaml marks count characters; diagnostics want byte offsets.  Walk the
- * mark's column in UTF-8 characters from the start of its line. */
-static uint32_t mark_off(const yr *r, yaml_mark_t m) {
-  uint32_t off = diag_offset(r->ld->d, r->file, (uint32_t)m.line + 1, 1);
-  size_t col = m.column;
+ * mark's column in UTF-8 characters from the start of its line, or from the
+ * last mark converted when it lies before this one on the same line (marks
+ * come in order: a long line, such as a save's `vm`, is walked once). */
+static uint32_t mark_off(yr *r, yaml_mark_t m) {
+  uint32_t off;
+  size_t col;
+  if (r->mvalid && m.line == r->mline && m.column >= r->mcol) {
+    off = r->moff;
+    col = m.column - r->mcol;
+  } else {
+    off = diag_offset(r->ld->d, r->file, (uint32_t)m.line + 1, 1);
+    col = m.column;
+  }
   while (col > 0 && off < r->len && r->text[off] != '\n') {
     off++;
     while (off < r->len && ((unsigned char)r->text[off] & 0xC0) == 0x80) off++;
     col--;
   }
+  r->mvalid = col == 0; /* stopped early (at the line's end): start over next time */
+  r->mline = m.line;
+  r->mcol = m.column;
+  r->moff = off;
   return off;
 }
 
-static mt_span ev_span(const yr *r) {
+static mt_span ev_span(yr *r) {
   mt_span sp = {r->file, mark_off(r, r->ev.start_mark), mark_off(r, r->ev.end_mark)};
   if (sp.end <= sp.start) sp.end = sp.start + 1;
   return sp;

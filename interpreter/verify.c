@@ -131,7 +131,7 @@ static void vfail(vctx *c, uint32_t pc, const char *fmt, ...) {
 static int32_t *kinds_of(vctx *c, const astate *s) { return c->pool + s->kinds; }
 
 static int32_t pool_alloc(vctx *c, int32_t n) {
-  while (c->npool + (size_t)n > c->cappool) {
+  while (c->npool + (size_t)n > c->cappool || !c->pool) { /* never NULL: kinds_of adds to it */
     c->cappool = c->cappool ? c->cappool * 2 : 4096;
     c->pool = mt_realloc(c->pool, c->cappool * sizeof *c->pool);
   }
@@ -155,7 +155,7 @@ static void flow(vctx *c, uint32_t from_pc, uint32_t target, int32_t depth, cons
     s->depth = depth;
     s->prompt = prompt;
     s->kinds = pool_alloc(c, depth);
-    memcpy(kinds_of(c, s), kinds, (size_t)depth * sizeof *kinds);
+    if (depth) memcpy(kinds_of(c, s), kinds, (size_t)depth * sizeof *kinds);
     changed = true;
   } else {
     if (s->depth != depth) {
@@ -241,7 +241,7 @@ static void step(vctx *c, uint32_t i) {
   astate s = c->st[i];
   int32_t d = s.depth;
   int32_t *k = c->tmp;
-  memcpy(k, kinds_of(c, &c->st[i]), (size_t)d * sizeof *k);
+  if (d) memcpy(k, kinds_of(c, &c->st[i]), (size_t)d * sizeof *k);
   int32_t prompt = s.prompt;
   uint32_t next = pc + (uint32_t)lenof(o);
   int32_t a = op_table[o].operands > 0 ? word(p, pc, 0) : 0, b = op_table[o].operands > 1 ? word(p, pc, 1) : 0;
@@ -345,12 +345,12 @@ static void add_point(vctx *c, uint32_t pc, uint32_t at, int how, int32_t depth,
   r->how = how;
   r->depth = depth;
   r->prompt = prompt;
-  while (p->nresume_kinds + (size_t)depth > p->capresume_kinds) {
+  while (p->nresume_kinds + (size_t)depth > p->capresume_kinds || !p->resume_kinds) {
     p->capresume_kinds = p->capresume_kinds ? p->capresume_kinds * 2 : 4096;
     p->resume_kinds = mt_realloc(p->resume_kinds, p->capresume_kinds * sizeof *p->resume_kinds);
   }
   r->kinds = (int32_t)p->nresume_kinds;
-  memcpy(p->resume_kinds + p->nresume_kinds, kinds, (size_t)depth * sizeof *kinds);
+  if (depth) memcpy(p->resume_kinds + p->nresume_kinds, kinds, (size_t)depth * sizeof *kinds);
   p->nresume_kinds += (size_t)depth;
 }
 

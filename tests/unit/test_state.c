@@ -463,6 +463,29 @@ static void typed_rule_variables(void **state) {
   free(st);
 }
 
+/* Positions of a long line (a save's `vm` words) are found in one walk of
+ * the line, not one walk per value: 100,000 values load in well under a
+ * second (it took minutes). */
+static void long_lines_load_in_linear_time(void **state) {
+  (void)state;
+  strbuf doc = {0};
+  sb_puts(&doc, "mentat_state: 1\nfactions: [fremen]\nvm: [");
+  for (int i = 0; i < 100000; i++) sb_puts(&doc, i ? ", 0" : "0");
+  sb_puts(&doc, ", x]\n");
+  strbuf errs = {0};
+  diag *d = diag_new(capture_sink, &errs);
+  unsigned char *st = NULL;
+  clock_t t0 = clock();
+  board_layout *L = state_load_text(DEF, &(state_ext){NULL, 0, 200000, NULL, NULL, NULL}, "long.yaml", doc.s, doc.n, d, &st);
+  double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  diag_free(d);
+  assert_null(L);
+  if (!strstr(errs.s, "long.yaml:3:300006: error: expected an integer for a VM word, found 'x'")) fail_msg("%s", errs.s);
+  if (secs > 2.0) fail_msg("loading took %.1f s", secs);
+  sb_free(&errs);
+  sb_free(&doc);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(start_position, setup6, teardown6),
@@ -475,6 +498,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(save_load_round_trip, setup6, teardown6),
       cmocka_unit_test(load_a_scenario),
       cmocka_unit_test(typed_rule_variables),
+      cmocka_unit_test(long_lines_load_in_linear_time),
   };
   return cmocka_run_group_tests_name("state", tests, group_setup, group_teardown);
 }
