@@ -20,6 +20,7 @@
  * (paused before a phase); two- and three-faction games after a turn; a
  * one-use cancellation in force (sampled game of seed 2, step 94); and the
  * out-of-range positions of issue 9 (90-94). */
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -75,12 +76,20 @@ static void look(mt_game *g) {
   if (mt_status(g) == MT_FAILED) (void)mt_error(g);
 }
 
-/* Saving and loading again keeps the text and the hash. */
-static void round_trip(const mt_game *g) {
+/* Saving and loading again keeps the text and the hash.  STRICT: the
+ * position must load again (it is one that loaded).  After resuming, a value
+ * the check could not type (an integer slot the file set to nonsense) may
+ * have flowed into a typed variable, so the save may be refused: that is not
+ * a finding, only a crash or a changed position is. */
+static void round_trip(const mt_game *g, bool strict) {
   char *a = NULL, *b = NULL;
   mt_save_position(g, &a);
   mt_game *h = load(a, strlen(a));
-  if (!h) abort(); /* a position that loaded saves into one that does not */
+  if (!h) {
+    if (strict) abort(); /* a position that loaded saves into one that does not */
+    free(a);
+    return;
+  }
   mt_save_position(h, &b);
   if (strcmp(a, b) || mt_hash(h) != mt_hash(g)) abort();
   free(a);
@@ -98,7 +107,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mt_game *g = load((const char *)data, size);
   if (!g) return 0;
   look(g);
-  round_trip(g);
+  round_trip(g, true);
   uint64_t rng = size;
   int st = mt_status(g);
   if (st == 0) st = mt_start(g); /* a game that has not started: from its setup */
@@ -116,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (st < 0) break; /* refused (the rules nest too deeply for it, say): the game stays */
     look(g);
   }
-  round_trip(g);
+  round_trip(g, false);
   mt_game_free(g);
   return 0;
 }

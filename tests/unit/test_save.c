@@ -260,6 +260,32 @@ static void real_positions_round_trip(void **state) {
   }
 }
 
+/* A paused game whose phase count the file put at the int32 limit resumes
+ * without overflowing it (the count saturates). */
+static void phase_count_at_the_limit(void **state) {
+  (void)state;
+  char err[64];
+  mt_game *g = mt_game_new(R, NULL, 0, 3, err, sizeof err);
+  vm_state *vs = g->v.vs;
+  vs->seek_phase = -1;
+  for (int r = 0; r < R->prog.nrules && vs->seek_phase < 0; r++)
+    if (R->prog.rules[r].name && !strcmp(R->prog.rules[r].name, "bidding_phase")) vs->seek_phase = r;
+  vs->seek_turn = 1;
+  vm_start(&g->v);
+  assert_int_equal(mt_status(g), MT_PAUSED);
+  char *text = save_text(g);
+  int line, col;
+  char *t = with_word(text, word_of(g, FIELD(phase_seq)), INT32_MAX, &line, &col);
+  mt_game *h = load_text(t);
+  if (!h) fail_msg("%s", diag_text.s);
+  vm_run(&h->v);
+  assert_int_equal(h->v.vs->phase_seq, INT32_MAX);
+  free(t);
+  free(text);
+  mt_game_free(h);
+  mt_game_free(g);
+}
+
 /* ---- rule variables --------------------------------------------------------------------------- */
 
 #define HEAD "mentat_state: 1\nfactions: [atreides, fremen]\n"
@@ -438,6 +464,7 @@ int main(void) {
       cmocka_unit_test(refuses_each_bad_word),
       cmocka_unit_test(no_vm_is_a_fresh_game),
       cmocka_unit_test(real_positions_round_trip),
+      cmocka_unit_test(phase_count_at_the_limit),
       cmocka_unit_test(refuses_values_outside_their_type),
       cmocka_unit_test(references_are_saved_as_ids),
       cmocka_unit_test(console_edits_round_trip),
