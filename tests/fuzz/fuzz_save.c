@@ -9,6 +9,9 @@
  * legal answers.  A crash, a sanitizer report, a hang or a broken round trip
  * is a finding.  Replayed by tests/fuzz/replay.c in make test.
  *
+ * An input that starts with the byte 0xF7 patches the vm words of a
+ * position the harness played itself (see patched()).
+ *
  * Seeds (tests/fuzz/seeds/save): positions the console saved from games of
  * the basic rules -- `new seed=3`, then `run step` N times and `save` (N = 0
  * a game not started, 1 a secret prediction, 3 a traitor pick, 11 the first
@@ -19,7 +22,8 @@
  * deep, 31 a shipment, 148 a bid, 700 a finished game); `phase bidding`
  * (paused before a phase); two- and three-faction games after a turn; a
  * one-use cancellation in force (sampled game of seed 2, step 94); and the
- * out-of-range positions of issue 9 (90-94). */
+ * out-of-range positions of issue 9 (90-94); patches (p*) that set a
+ * status, a frame's pc, a stack slot, the decision's faction. */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -97,14 +101,98 @@ static void round_trip(const mt_game *g, bool strict) {
   mt_game_free(h);
 }
 
+/* ---- word patches ----------------------------------------------------------
+ * Text mutations rarely keep a continuation the check accepts, so an input
+ * may instead patch the vm words of a real position: 0xF7, the position's
+ * index in a bank played when the harness starts, then 7-byte patches (word
+ * index u16, mode u8, value i32; mode bit 0: add the value to the word, else
+ * set it). */
+#define BANK 40
+static char *bank[BANK];
+static int nbank;
+
+static void bank_add(const mt_game *g) {
+  if (nbank < BANK) mt_save_position(g, &bank[nbank++]);
+}
+
+static void free_bank(void) {
+  for (int i = 0; i < nbank; i++) free(bank[i]);
+}
+
+/* Positions of sampled games at many moments, a paused one and a new one. */
+static void fill_bank(void) {
+  static const int at[] = {1, 3, 8, 14, 30, 45, 60, 80, 100, 120, 150, 200, 260, 330, 400, 500};
+  const char *two[] = {"atreides", "fremen"};
+  for (int s = 1; s <= 3; s++) {
+    char err[128];
+    mt_game *g = mt_game_new(R, s == 3 ? two : NULL, s == 3 ? 2 : 0, (uint64_t)s, err, sizeof err);
+    if (s == 1) bank_add(g);
+    int st = mt_start(g);
+    uint64_t rng = (uint64_t)s;
+    for (int i = 0, k = 0; st == MT_WAITING && i < 600; i++) {
+      if (k < (int)(sizeof at / sizeof *at) && i == at[k]) bank_add(g), k++;
+      mt_choice c;
+      if (!mt_sample(g, lcg, &rng, &c)) break;
+      st = mt_apply(g, &c, NULL);
+    }
+    bank_add(g); /* at the end, or where it stopped */
+    mt_game_free(g);
+  }
+  char err[128];
+  mt_game *g = mt_game_new(R, NULL, 0, 4, err, sizeof err);
+  for (int r = 0; r < R->prog.nrules; r++)
+    if (R->prog.rules[r].form == RF_PHASE && R->prog.rules[r].name && !strcmp(R->prog.rules[r].name, "battle_phase"))
+      g->v.vs->seek_phase = r;
+  g->v.vs->seek_turn = 2;
+  vm_start(&g->v);
+  bank_add(g); /* paused before the battles of turn 2 */
+  mt_game_free(g);
+  atexit(free_bank);
+}
+
+/* The text of bank position DATA[1] with DATA's patches applied to its vm words. */
+static char *patched(const uint8_t *data, size_t size) {
+  const char *text = bank[data[1] % nbank];
+  const char *words = strstr(text, "\nvm: [");
+  if (!words) abort();
+  words += 6;
+  int32_t w[1100];
+  int n = 0;
+  for (const char *q = words; *q && *q != ']' && n < 1100; n++) {
+    char *end;
+    w[n] = (int32_t)strtol(q, &end, 10);
+    q = end;
+    while (*q == ',' || *q == ' ') q++;
+  }
+  for (size_t i = 2; i + 7 <= size && n; i += 7) {
+    int k = (data[i] | data[i + 1] << 8) % n;
+    int32_t v;
+    memcpy(&v, data + i + 3, 4);
+    w[k] = data[i + 2] & 1 ? (int32_t)((uint32_t)w[k] + (uint32_t)v) : v;
+  }
+  strbuf b = {0};
+  sb_printf(&b, "%.*s", (int)(words - text), text);
+  for (int i = 0; i < n; i++) sb_printf(&b, "%s%d", i ? ", " : "", w[i]);
+  sb_puts(&b, "]\n");
+  return sb_take(&b);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!R) {
     mt_load L = {.components = ".", .message = discard}; /* the console's default rules (basic), as the seeds were saved */
     R = mt_rules_load(&L);
     if (!R) abort(); /* not a finding: the harness runs from the wrong directory */
     atexit(free_rules);
+    fill_bank();
   }
-  mt_game *g = load((const char *)data, size);
+  mt_game *g;
+  if (size >= 2 && data[0] == 0xF7) {
+    char *t = patched(data, size);
+    g = load(t, strlen(t));
+    free(t);
+  } else {
+    g = load((const char *)data, size);
+  }
   if (!g) return 0;
   look(g);
   round_trip(g, true);
