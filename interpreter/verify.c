@@ -598,7 +598,6 @@ static long check_header(const vm *v, strbuf *why) {
     const vm_cancel *c = &vs->cancel[i];
     if (c->rule < 0 || c->rule >= p->nrules) BAD(OFF_CANCEL(i, rule), "cancellation %d names rule %d, not a rule", i, c->rule);
     if (c->scope < SCOPE_ONCE || c->scope > SCOPE_GAME) BAD(OFF_CANCEL(i, scope), "cancellation %d has scope %d (0..3)", i, c->scope);
-    if (c->stamp < 0) BAD(OFF_CANCEL(i, stamp), "cancellation %d has turn %d", i, c->stamp);
     if (c->faction != -1) BAD(OFF_CANCEL(i, faction), "cancellation %d has faction %d (always -1)", i, c->faction);
   }
   /* the error record: set only in a failed game, and then naming what its message names */
@@ -619,11 +618,14 @@ static long check_header(const vm *v, strbuf *why) {
 }
 
 /* The decision record of a game that is not waiting: left from the last
- * decision (only its kind says none is pending), so only its ranges count. */
+ * decision (only its kind says none is pending; a game that failed during an
+ * any-time action keeps the decision it was waiting for), so only its ranges
+ * count. */
 static long check_stale_decision(const vm *v, strbuf *why) {
   const program *p = v->p;
   const vm_decision *dc = &v->vs->dec;
-  if (dc->kind != DEC_NONE) BAD(OFF(dec.kind), "a decision record (kind %d) in a game that is not waiting", dc->kind);
+  if (dc->kind != DEC_NONE && (v->vs->status != VM_FAILED || dc->kind < DEC_NONE || dc->kind > DEC_ACT))
+    BAD(OFF(dec.kind), "a decision record (kind %d) in a game that is not waiting", dc->kind);
   if (dc->faction < -1 || dc->faction >= p->def->nfactions) BAD(OFF(dec.faction), "decision faction %d is not a faction", dc->faction);
   if (dc->prompt < 0 || (dc->prompt >= p->nstrings && dc->prompt)) BAD(OFF(dec.prompt), "prompt %d is not a text", dc->prompt);
   if (dc->list < 0 || (dc->list >= p->nlists && dc->list)) BAD(OFF(dec.list), "action list %d is not one", dc->list);

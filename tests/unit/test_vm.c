@@ -470,6 +470,35 @@ static void clone_and_resume(void **s) {
   mt_rules_free(r);
 }
 
+/* A game that failed in an any-time action taken while it waited (vm_call_now)
+ * keeps the decision it waited for; saved, it loads back as it was. */
+static void a_failed_any_time_action_saves(void **s) {
+  (void)s;
+  mt_rules *r = fx_compile("action 1 \"boom\" boom(f: faction) { effect { let z = 0\n let x = 1 / z } }\n"
+                           "game 9 \"t\" { let t = ask red \"where\" from {dunes, canyon} }");
+  assert_non_null(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  int64_t args[2] = {0, 0};
+  assert_int_equal(vm_call_now(&g->v, r->prog.actions[0].effect_fn, args, 2), -1);
+  assert_int_equal(mt_status(g), MT_FAILED);
+  char *text = NULL;
+  mt_save_position(g, &text);
+  FILE *f = fopen("build/test_vm_failed.yaml", "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  mt_game *h = mt_load_position(r, "build/test_vm_failed.yaml");
+  if (!h) fail_msg("%s", fx_diag_text());
+  assert_int_equal(mt_hash(h), mt_hash(g));
+  assert_string_equal(mt_error(h), mt_error(g));
+  mt_game_free(g);
+  mt_game_free(h);
+  mt_rules_free(r);
+}
+
 /* A game suspended at a decision is saved as YAML and loaded back: the same
  * hash, and the same future. */
 static void save_and_load_a_suspended_game(void **s) {
@@ -590,6 +619,7 @@ int main(void) {
       cmocka_unit_test(sampling_is_legal_and_level_by_level),
       cmocka_unit_test(clone_and_resume),
       cmocka_unit_test(save_and_load_a_suspended_game),
+      cmocka_unit_test(a_failed_any_time_action_saves),
       cmocka_unit_test(the_test_game_plays),
       cmocka_unit_test(queries_on_a_live_game),
       cmocka_unit_test(every_opcode_is_exercised),
