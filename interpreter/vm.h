@@ -11,7 +11,9 @@
 #define VM_STACK 320
 #define VM_FRAMES 64
 #define VM_CANCELS 16
+#ifndef VM_BUDGET /* the fuzz build sets a smaller one: a runaway loop is then a quick runtime error */
 #define VM_BUDGET 200000000ull /* instructions per run before "infinite loop" */
+#endif
 
 /* VM_PAUSED: stopped by a console stop condition (not a decision); vm_run continues */
 enum { VM_IDLE, VM_RUNNING, VM_WAITING, VM_FINISHED, VM_FAILED, VM_PAUSED };
