@@ -470,6 +470,42 @@ static void clone_and_resume(void **s) {
   mt_rules_free(r);
 }
 
+/* The verifier accepts what the compiler emits and refuses code whose stack
+ * depths disagree or whose jumps leave their function, naming the function. */
+static void the_verifier_refuses_bad_code(void **s) {
+  (void)s;
+  mt_rules *r = fx_compile("game 9 \"t\" { let a = 1\n if a > 0 { log \"{a}\" } }");
+  assert_non_null(r);
+  program *p = &r->prog;
+  assert_true(p->nverified == p->nfuncs && p->nfuncs > 0);
+  const func_rec *f = &p->funcs[p->rules[p->game_rule].body_fn];
+  uint32_t push = 0, jump = 0;
+  for (uint32_t pc = f->start; pc < f->end; pc += 1 + 4u * (uint32_t)op_table[p->code[pc]].operands) {
+    if (!push && p->code[pc] == OP_PUSH_INT) push = pc;
+    if (!jump && p->code[pc] == OP_JUMP_FALSE) jump = pc;
+  }
+  assert_true(push && jump);
+  uint8_t saved[5];
+  memcpy(saved, p->code + jump, 5);
+  int32_t out = (int32_t)f->end + 40;
+  memcpy(p->code + jump + 1, &out, 4); /* a jump out of the function */
+  sb_free(&fx_diag);
+  assert_false(vm_verify(p, r->d));
+  assert_non_null(strstr(fx_diag_text(), "internal error: the compiled code of rule 9 does not verify"));
+  assert_int_equal(p->nverified, 0);
+  memcpy(p->code + jump, saved, 5);
+  memcpy(saved, p->code + push, 5);
+  p->code[push] = OP_POP; /* a pop where a push was: the operands run short */
+  memset(p->code + push + 1, OP_POP, 4);
+  sb_free(&fx_diag);
+  assert_false(vm_verify(p, r->d));
+  assert_non_null(strstr(fx_diag_text(), "does not verify"));
+  memcpy(p->code + push, saved, 5);
+  assert_true(vm_verify(p, r->d));
+  assert_int_equal(p->nverified, p->nfuncs);
+  mt_rules_free(r);
+}
+
 /* A game that failed in an any-time action taken while it waited (vm_call_now)
  * keeps the decision it waited for; saved, it loads back as it was. */
 static void a_failed_any_time_action_saves(void **s) {
@@ -620,6 +656,7 @@ int main(void) {
       cmocka_unit_test(clone_and_resume),
       cmocka_unit_test(save_and_load_a_suspended_game),
       cmocka_unit_test(a_failed_any_time_action_saves),
+      cmocka_unit_test(the_verifier_refuses_bad_code),
       cmocka_unit_test(the_test_game_plays),
       cmocka_unit_test(queries_on_a_live_game),
       cmocka_unit_test(every_opcode_is_exercised),
