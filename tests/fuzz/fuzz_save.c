@@ -22,8 +22,10 @@
  * deep, 31 a shipment, 148 a bid, 700 a finished game); `phase bidding`
  * (paused before a phase); two- and three-faction games after a turn; a
  * one-use cancellation in force (sampled game of seed 2, step 94); and the
- * out-of-range positions of issue 9 (90-94); patches (p*) that set a
- * status, a frame's pc, a stack slot, the decision's faction. */
+ * out-of-range positions of issue 9 (90-94); patches (p0-p5) that set a
+ * status, a frame's pc, a stack slot, the decision's faction; patches the
+ * fuzzer found that load and then fail (a faction not in the game, an
+ * overflow, a value out of range), pause, finish or wait (p6-pb). */
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
