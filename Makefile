@@ -189,10 +189,12 @@ asan:
 FUZZ_SECONDS ?= 60
 # the targets `make fuzz` runs, one after another (FUZZ_RUN=save runs one)
 FUZZ_RUN     ?= $(FUZZ_TARGETS)
+# a runaway loop (a saved position may set a loop's bound) stops after 4M instructions, not 200M
+FUZZ_DEFS    ?= -DVM_BUDGET=4000000ull
 fuzz: deps-fuzz
-	$(MAKE) CC=clang BUILD=build-fuzz OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined" lib
+	$(MAKE) CC=clang BUILD=build-fuzz OPT="-O1 -g -fsanitize=fuzzer-no-link,address,undefined $(FUZZ_DEFS)" lib
 	@set -e; for t in $(FUZZ_RUN); do \
-	  clang -Iinterpreter -Ibuild-fuzz/gen -g -O1 -fsanitize=fuzzer,address,undefined tests/fuzz/fuzz_$$t.c \
+	  clang -Iinterpreter -Ibuild-fuzz/gen -g -O1 $(FUZZ_DEFS) -fsanitize=fuzzer,address,undefined tests/fuzz/fuzz_$$t.c \
 	    build-fuzz/libmentat.a $(LDLIBS) -o build-fuzz/fuzz_$$t; \
 	  mkdir -p build-fuzz/corpus/$$t; \
 	  echo "== fuzzing $$t for $(FUZZ_SECONDS)s"; \

@@ -438,7 +438,8 @@ board_layout *board_layout_new(const board_def *def, const int *factions, int nf
     board_var *v = &L->vars[def->nvars + i];
     bool clash = board_var_index(def, extra[i].name) >= 0;
     for (int j = 0; j < i; j++) clash |= strcmp(extra[j].name, extra[i].name) == 0;
-    if (clash || extra[i].len < 1 || extra[i].scope == BS_SECTION) {
+    if (clash || extra[i].len < 1 || extra[i].scope == BS_SECTION || extra[i].width > 2 ||
+        extra[i].len % (extra[i].width > 1 ? extra[i].width : 1)) {
       if (err) sb_printf(err, "rule variable '%s' clashes with another or is malformed", extra[i].name);
       board_layout_free(L);
       return NULL;
@@ -447,8 +448,14 @@ board_layout *board_layout_new(const board_def *def, const int *factions, int nf
     v->scope = extra[i].scope;
     v->visibility = extra[i].visibility;
     v->kind = BV_MARKER;
-    v->type = BT_INT;
+    v->type = extra[i].type;
+    v->values = (char **)(uintptr_t)extra[i].names; /* borrowed too */
+    v->nvalues = extra[i].nnames;
+    v->initial = extra[i].initial;
     v->len = extra[i].len;
+    v->rule = true;
+    v->set = extra[i].set;
+    v->width = extra[i].width > 1 ? extra[i].width : 1;
   }
   /* token slots: one per (game faction, kind it has) */
   for (int f = 0; f < BOARD_MAX_FACTIONS; f++)
@@ -822,8 +829,10 @@ int32_t board_var_get(const board_layout *L, const unsigned char *st, int var, i
   return *var_cell(L, st, var, index, cell);
 }
 
-/* Checks V against the variable's kind and type; reference types accept -1. */
+/* Checks V against the variable's kind and type; reference types accept -1.
+ * The rules' variables are checked by the VM, which knows their types. */
 static bool value_ok(const board_layout *L, const board_var *v, int32_t x) {
+  if (v->rule) return true;
   if (v->kind == BV_COUNTER && x < 0) return false;
   if (v->kind == BV_FLAG) return x == 0 || x == 1;
   switch (v->type) {
@@ -833,7 +842,11 @@ static bool value_ok(const board_layout *L, const board_var *v, int32_t x) {
   case BT_FACTION: return x >= -1 && x < L->nf;
   case BT_LEADER: return x >= -1 && x < L->def->nleaders;
   case BT_ENUM: return x >= 0 && x < v->nvalues;
-  case BT_INT: return true;
+  case BT_INT:
+  case BT_CARD:
+  case BT_NAME:
+  case BT_PILE:
+  case BT_LOC: return true;
   }
   return true;
 }

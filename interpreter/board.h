@@ -41,7 +41,10 @@
 /* ---- the definition ---------------------------------------------------- */
 
 /* Value types of attributes and variables.  Reference types hold an index
- * (or -1 for none); enums hold an index into the declared values. */
+ * (or -1 for none); enums hold an index into the declared values.  The last
+ * four only type variables declared by the rules (board_var_decl): a card, a
+ * name among the declaration's NAMES (kinds, tags, rules, ...; -1 none), a
+ * pile instance and a location (a section or a pool instance). */
 typedef enum {
   BT_INT,
   BT_BOOL,
@@ -49,7 +52,11 @@ typedef enum {
   BT_SECTOR,
   BT_FACTION,
   BT_LEADER,
-  BT_ENUM
+  BT_ENUM,
+  BT_CARD,
+  BT_NAME,
+  BT_PILE,
+  BT_LOC
 } board_type;
 
 /* A declared attribute (of areas, factions or cards). */
@@ -76,10 +83,17 @@ typedef struct board_var {
   board_visibility visibility;
   board_varkind kind;
   board_type type; /* how it is shown and saved */
-  char **values;   /* BT_ENUM */
+  char **values;   /* BT_ENUM, BT_NAME */
   int nvalues;
   int32_t initial;
   int len;
+  /* declared by the rules (board_var_decl): their faction values are the
+   * data's faction indices, not game indices, and the VM checks the values
+   * it stores (the board accepts any); a value may be a set (a bitmask over
+   * WIDTH cells: 1, or 2 for 64 members) */
+  bool rule;
+  bool set;
+  int width;
 } board_var;
 
 typedef struct board_area {
@@ -230,7 +244,7 @@ int board_section_parse(const board_def *def, const char *ref);
 const char *board_section_name(const board_def *def, int section, char *buf, size_t n);
 
 static inline bool board_area_has_tag(const board_def *def, int area, int tag) {
-  return tag >= 0 && (def->areas[area].tags >> tag) & 1u;
+  return tag >= 0 && tag < def->ntags && tag < BOARD_MAX_TAGS && (def->areas[area].tags >> tag) & 1u;
 }
 static inline int32_t board_area_attr(const board_def *def, int area, int attr) {
   return def->areas[area].attrs[attr];
@@ -275,12 +289,20 @@ int board_section_distance(const board_def *def, int from_section, int to_area, 
 
 /* ---- the state layout --------------------------------------------------- */
 
-/* A variable declared by the rules, appended to the data's variables. */
+/* A variable declared by the rules, appended to the data's variables.  The
+ * type says how its values are saved and which ones a saved position may
+ * give (BT_INT, the zero default: any integer). */
 typedef struct board_var_decl {
   const char *name;
   board_scope scope; /* BS_GLOBAL or BS_FACTION */
   int len;           /* cells; 1 for a scalar */
   board_visibility visibility; /* VIS_OWNER for a `secret var` (per faction) */
+  board_type type;
+  bool set;          /* a set of TYPE (a bitmask) */
+  int width;         /* cells per value: 1 (0 means 1), or 2 for a 64-bit set */
+  const char *const *names; /* BT_NAME: the names, borrowed */
+  int nnames;
+  int32_t initial;   /* every cell's value in an empty position */
 } board_var_decl;
 
 typedef struct board_layout {
@@ -429,16 +451,31 @@ static inline int32_t *board_ext(const board_layout *L, unsigned char *st) {
 /* ---- saved positions (state.c) ------------------------------------------
  * A position is saved as YAML by name (docs/state-format.md).  state_save
  * appends the document to OUT.  state_load parses one (NAME/TEXT/LEN, or a
- * file) against DEF; the factions come from the document, EXTRA/EXT_WORDS as
- * for board_layout_new.  On success returns a new layout and sets *ST to a
- * new state block (mt_free it); on errors reports to D and returns NULL. */
+ * file) against DEF; the factions come from the document.  X (may be NULL)
+ * says what the caller adds to a position: its rule-declared variables and
+ * extension words (as for board_layout_new), and a check of the extension
+ * words once everything else is read.  On success returns a new layout and
+ * sets *ST to a new state block (mt_free it); on errors reports to D and
+ * returns NULL. */
 struct diag;
+typedef struct state_ext {
+  const board_var_decl *vars;
+  int nvars;
+  size_t words;
+  /* Checks the loaded extension words (GIVEN: the file has `vm`; if not, the
+   * words are zero and the check may initialise them): -1 if acceptable, else
+   * the index of the first bad word with the reason in WHY.  May be NULL. */
+  long (*check)(void *ud, const board_layout *L, unsigned char *st, bool given, strbuf *why);
+  /* Gives the caller's variables their initial values in the empty position,
+   * before the file's are read; false (the reason in WHY) if it cannot.  May
+   * be NULL (each cell then starts at its declaration's INITIAL). */
+  bool (*init)(void *ud, const board_layout *L, unsigned char *st, strbuf *why);
+  void *ud;
+} state_ext;
 void state_save(const board_layout *L, const unsigned char *st, strbuf *out);
-board_layout *state_load_text(const board_def *def, const board_var_decl *extra, int nextra,
-                              size_t ext_words, const char *name, const char *text, size_t len,
-                              struct diag *d, unsigned char **st);
-board_layout *state_load_file(const board_def *def, const board_var_decl *extra, int nextra,
-                              size_t ext_words, const char *path, struct diag *d,
+board_layout *state_load_text(const board_def *def, const state_ext *x, const char *name, const char *text,
+                              size_t len, struct diag *d, unsigned char **st);
+board_layout *state_load_file(const board_def *def, const state_ext *x, const char *path, struct diag *d,
                               unsigned char **st);
 
 #endif

@@ -164,7 +164,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     RANGE_CHECK(pa >= 0 && pa < def->npools, pa);
     int pool = (int)pa;
     if (gf < 0) return 0;
-    int loc = board_loc_pool(L, pool, def->pools[pool].scope == BS_FACTION ? gf : -1);
+    int loc = board_loc_pool(L, (int)pool, def->pools[pool].scope == BS_FACTION ? gf : -1);
     if (loc < 0) return 0;
     if (id == BI_pooled_of) return board_tokens(L, st, loc, gf, (int)a[1]);
     int n = 0;

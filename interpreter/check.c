@@ -286,7 +286,11 @@ static int var_type_of_board(board_type t) {
   case BT_SECTOR: return TY_SECTOR;
   case BT_FACTION: return TY_FACTION;
   case BT_LEADER: return TY_LEADER;
-  case BT_ENUM: return TY_INT;
+  case BT_CARD: return TY_CARD;
+  case BT_PILE: return TY_PILE;
+  case BT_LOC: return TY_LOC;
+  case BT_ENUM:
+  case BT_NAME: return TY_INT;
   }
   return TY_INT;
 }
@@ -1402,6 +1406,53 @@ static bool is_member(const node *n) {
                n->kind == AST_PROC || n->kind == AST_INVARIANT);
 }
 
+/* How a rule variable of type TY is saved: its board type and names. */
+static void decl_type(program *p, int ty, board_var_decl *bd) {
+  const board_def *def = p->def;
+  bd->set = (ty & TY_SETBIT) != 0;
+  ty &= ~TY_SETBIT;
+  bd->type = BT_NAME;
+  if (is_enum(ty) && ty - TY_ENUM0 < p->nenums) {
+    bd->names = (const char *const *)p->enums[ty - TY_ENUM0].values;
+    bd->nnames = p->enums[ty - TY_ENUM0].nvalues;
+    return;
+  }
+  switch (ty) {
+  case TY_BOOL: bd->type = BT_BOOL; return;
+  case TY_FACTION: bd->type = BT_FACTION; return;
+  case TY_TERRITORY: bd->type = BT_AREA; return;
+  case TY_SECTOR: bd->type = BT_SECTOR; return;
+  case TY_CARD: bd->type = BT_CARD; return;
+  case TY_LEADER: bd->type = BT_LEADER; return;
+  case TY_PILE: bd->type = BT_PILE; return;
+  case TY_LOC: bd->type = BT_LOC; return;
+  case TY_KIND: bd->names = (const char *const *)def->kinds, bd->nnames = def->nkinds; return;
+  case TY_TAG: bd->names = (const char *const *)def->tags, bd->nnames = def->ntags; return;
+  case TY_RULE:
+    if (!p->rule_ids) {
+      p->rule_ids = mt_calloc((size_t)p->nrules + 1, sizeof *p->rule_ids);
+      for (int i = 0; i < p->nrules; i++) p->rule_ids[i] = p->rules[i].id;
+    }
+    bd->names = p->rule_ids, bd->nnames = p->nrules;
+    return;
+  case TY_POOL:
+    if (!p->pool_names) {
+      p->pool_names = mt_calloc((size_t)def->npools + 1, sizeof *p->pool_names);
+      for (int i = 0; i < def->npools; i++) p->pool_names[i] = def->pools[i].name;
+    }
+    bd->names = p->pool_names, bd->nnames = def->npools;
+    return;
+  case TY_PILENAME:
+    if (!p->pile_names) {
+      p->pile_names = mt_calloc((size_t)def->npiles + 1, sizeof *p->pile_names);
+      for (int i = 0; i < def->npiles; i++) p->pile_names[i] = def->piles[i].name;
+    }
+    bd->names = p->pile_names, bd->nnames = def->npiles;
+    return;
+  default: bd->type = BT_INT; return;
+  }
+}
+
 bool sema_check(program *p, diag *d, arena *a) {
   int before = diag_errors(d);
   chk c = {0};
@@ -1498,14 +1549,21 @@ bool sema_check(program *p, diag *d, arena *a) {
       p->order_value = k;
     }
   }
-  /* rule-declared variables become board variable declarations */
+  /* rule-declared variables become board variable declarations, typed so
+   * that a saved position names their values and is checked against them */
   p->var_decls = mt_calloc((size_t)p->nvars + 1, sizeof *p->var_decls);
   for (int i = 0; i < p->nvars; i++) {
     var_rec *v = &p->vars[i];
     if (v->data) continue;
     v->board_var = p->def->nvars + p->nvar_decls;
-    board_var_decl bd = {v->name, v->scope == BS_FACTION ? BS_FACTION : BS_GLOBAL, v->cells,
-                         v->secret ? VIS_OWNER : VIS_PUBLIC};
+    board_var_decl bd = {0};
+    bd.name = v->name;
+    bd.scope = v->scope == BS_FACTION ? BS_FACTION : BS_GLOBAL;
+    bd.len = v->cells;
+    bd.width = v->width;
+    bd.initial = (int32_t)v->init_value;
+    bd.visibility = v->secret ? VIS_OWNER : VIS_PUBLIC;
+    decl_type(p, v->type, &bd);
     p->var_decls[p->nvar_decls++] = bd;
   }
   return diag_errors(d) == before;

@@ -69,6 +69,9 @@ typedef struct yr {
   const char *text;
   size_t len;
   int depth;
+  size_t mline, mcol; /* the last mark converted (mark_off), and its offset */
+  uint32_t moff;
+  bool mvalid;
 } yr;
 
 #define AVEC_PUSH(ar, v, n, cap, x)                                                 \
@@ -103,19 +106,32 @@ static void lnote(data_loader *ld, mt_span sp, const char *fmt, ...) {
 }
 
 /* libyaml marks count characters; diagnostics want byte offsets.  Walk the
- * mark's column in UTF-8 characters from the start of its line. */
-static uint32_t mark_off(const yr *r, yaml_mark_t m) {
-  uint32_t off = diag_offset(r->ld->d, r->file, (uint32_t)m.line + 1, 1);
-  size_t col = m.column;
+ * mark's column in UTF-8 characters from the start of its line, or from the
+ * last mark converted when it lies before this one on the same line (marks
+ * come in order: a long line, such as a save's `vm`, is walked once). */
+static uint32_t mark_off(yr *r, yaml_mark_t m) {
+  uint32_t off;
+  size_t col;
+  if (r->mvalid && m.line == r->mline && m.column >= r->mcol) {
+    off = r->moff;
+    col = m.column - r->mcol;
+  } else {
+    off = diag_offset(r->ld->d, r->file, (uint32_t)m.line + 1, 1);
+    col = m.column;
+  }
   while (col > 0 && off < r->len && r->text[off] != '\n') {
     off++;
     while (off < r->len && ((unsigned char)r->text[off] & 0xC0) == 0x80) off++;
     col--;
   }
+  r->mvalid = col == 0; /* stopped early (at the line's end): start over next time */
+  r->mline = m.line;
+  r->mcol = m.column;
+  r->moff = off;
   return off;
 }
 
-static mt_span ev_span(const yr *r) {
+static mt_span ev_span(yr *r) {
   mt_span sp = {r->file, mark_off(r, r->ev.start_mark), mark_off(r, r->ev.end_mark)};
   if (sp.end <= sp.start) sp.end = sp.start + 1;
   return sp;
@@ -408,7 +424,7 @@ static bool check_id(data_loader *ld, const ys *v, const char *what) {
 }
 
 static const char *type_name(board_type t) {
-  static const char *const n[] = {"int", "bool", "area", "sector", "faction", "leader", "enum"};
+  static const char *const n[] = {"int", "bool", "area", "sector", "faction", "leader", "enum", "card", "name", "pile", "location"};
   return n[t];
 }
 
@@ -460,6 +476,10 @@ static bool conv_value(data_loader *ld, const ys *v, board_type t, char **values
     if (ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
     lerr(ld, v->sp, "a %s value here can only be none", type_name(t));
     return false;
+  case BT_CARD: /* variables of the rules: state_value reads them */
+  case BT_NAME:
+  case BT_PILE:
+  case BT_LOC: lerr(ld, v->sp, "a %s value is not expected here", type_name(t)); return false;
   case BT_ENUM:
     for (int i = 0; i < nvalues; i++)
       if (!strcmp(values[i], v->s)) return *out = i, true;
@@ -1815,9 +1835,11 @@ typedef struct state_rd {
   const board_def *def;
   board_layout *L;
   unsigned char *st;
-  const board_var_decl *extra;
-  int nextra;
-  size_t ext_words;
+  state_ext x;   /* the caller's additions (zero: none) */
+  mt_span *vm_sp; /* the spans of the `vm` words read */
+  size_t nvm;
+  mt_span vm_key;
+  bool vm_given;
   ys *cards;     /* card names in document order */
   int *card_slot; /* their pile slots */
   size_t ncards, cap1, cap2;
@@ -1844,15 +1866,113 @@ static int game_faction_of(state_rd *s, const ys *v) {
   return s->L->game_faction[f];
 }
 
+static bool is_none(const ys *x) { return ys_null(x) || (x->plain && !strcmp(x->s, "none")); }
+
+/* "NAME" or "NAME of FACTION" (a pile or pool instance): the name's part in
+ * BUF, the owner's game index in *OWNER (-1 without one; -2 after an error). */
+static void split_owner(state_rd *s, const ys *x, char *buf, size_t n, int *owner) {
+  const char *of = strstr(x->s, " of ");
+  *owner = -1;
+  snprintf(buf, n, "%.*s", of ? (int)(of - x->s) : (int)strlen(x->s), x->s);
+  if (!of) return;
+  ys f = *x;
+  f.s = of + 4;
+  f.len = strlen(f.s);
+  if (x->plain) { /* a plain scalar is its source text: point at the faction */
+    f.sp.start += (uint32_t)(f.s - x->s);
+    f.sp.end = f.sp.start + (uint32_t)f.len;
+    if (f.sp.end > x->sp.end) f.sp = x->sp; /* folded over lines: the whole value */
+  }
+  if ((*owner = game_faction_of(s, &f)) < 0) *owner = -2;
+}
+
+/* One value of rule variable V (never none inside a set, MEMBER), by the
+ * variable's declared type: references must name something of this game. */
+static bool rule_value(state_rd *s, const board_var *v, const ys *x, bool member, int32_t *out) {
+  data_loader *ld = s->ld;
+  const board_def *def = s->def;
+  if (v->type == BT_BOOL) return conv_bool(ld, x, v->name, out);
+  if (v->type == BT_INT) return conv_int(ld, x, v->name, INT32_MIN, INT32_MAX, out);
+  if (is_none(x)) {
+    if (!member) return *out = -1, true;
+    lerr(ld, x->sp, "none is not a member of a set");
+    return false;
+  }
+  char buf[128];
+  int owner, k;
+  switch (v->type) {
+  case BT_SECTOR: /* sectors are numbered and the rules may compute any number */
+    return conv_int(ld, x, v->name, member ? 0 : INT32_MIN, member ? 63 : INT32_MAX, out);
+  case BT_FACTION:
+    k = board_faction_index(def, x->s);
+    if (k < 0) return game_faction_of(s, x) >= 0; /* reports it */
+    if (s->L->game_faction[k] < 0) {
+      lerr(ld, x->sp, "faction '%s' is not in this game", x->s);
+      return false;
+    }
+    return *out = k, true; /* rule variables hold the data's index */
+  case BT_AREA: return (*out = resolve_area(ld, x)) >= 0;
+  case BT_LEADER:
+    k = board_leader_index(def, x->s);
+    if (k < 0) DANGLING(ld, x, "leader", def->leaders, def->nleaders, id);
+    else if (s->L->game_faction[def->leaders[k].faction] < 0)
+      lerr(ld, x->sp, "leader '%s' belongs to faction '%s', which is not in this game", x->s,
+           def->factions[def->leaders[k].faction].id);
+    else return *out = k, true;
+    return false;
+  case BT_CARD:
+    k = board_card_index(def, x->s);
+    if (k < 0) DANGLING(ld, x, "card", def->cards, def->ncards, id);
+    else if (!board_card_in_game(s->L, k)) lerr(ld, x->sp, "card '%.40s' belongs to a faction not in this game", x->s);
+    else return *out = k, true;
+    return false;
+  case BT_ENUM:
+  case BT_NAME:
+    for (int i = 0; i < v->nvalues; i++)
+      if (!strcmp(v->values[i], x->s)) return *out = i, true;
+    {
+      const char *sug = diag_suggest(x->s, (const char *const *)v->values, (size_t)v->nvalues);
+      if (sug) lerr(ld, x->sp, "'%.40s' is not a value of %s (did you mean '%s'?)", x->s, v->name, sug);
+      else lerr(ld, x->sp, "'%.40s' is not a value of %s", x->s, v->name);
+    }
+    return false;
+  case BT_PILE:
+    split_owner(s, x, buf, sizeof buf, &owner);
+    if (owner == -2) return false;
+    k = board_pile_index(def, buf);
+    if (k < 0) DANGLING(ld, x, "pile", def->piles, def->npiles, name);
+    else if ((def->piles[k].scope == BS_FACTION) != (owner >= 0))
+      lerr(ld, x->sp, "'%s' is a %s pile: write %s", buf, owner >= 0 ? "global" : "per-faction",
+           owner >= 0 ? "its name alone" : "'NAME of FACTION'");
+    else return (*out = board_pile_slot(s->L, k, owner)) >= 0;
+    return false;
+  case BT_LOC:
+    if ((k = board_section_parse(def, x->s)) >= 0) return *out = k, true;
+    split_owner(s, x, buf, sizeof buf, &owner);
+    if (owner == -2) return false;
+    k = board_pool_index(def, buf);
+    if (k < 0) lerr(ld, x->sp, "'%.40s' is neither a section (area@sector) nor a pool", x->s);
+    else if ((def->pools[k].scope == BS_FACTION) != (owner >= 0))
+      lerr(ld, x->sp, "'%s' is a %s pool: write %s", buf, owner >= 0 ? "global" : "per-faction",
+           owner >= 0 ? "its name alone" : "'NAME of FACTION'");
+    else return (*out = board_loc_pool(s->L, k, owner)) >= 0;
+    return false;
+  case BT_INT:
+  case BT_BOOL: break;
+  }
+  return false;
+}
+
 /* A value for variable V from the scalar X. */
 static bool state_value(state_rd *s, const board_var *v, const ys *x, int32_t *out) {
+  if (v->rule) return rule_value(s, v, x, false, out);
   if (v->kind == BV_FLAG) return conv_bool(s->ld, x, v->name, out);
   if (v->type == BT_FACTION) {
-    if (ys_null(x) || (x->plain && !strcmp(x->s, "none"))) return *out = -1, true;
+    if (is_none(x)) return *out = -1, true;
     return (*out = game_faction_of(s, x)) >= 0;
   }
   if (v->type == BT_LEADER) {
-    if (ys_null(x) || (x->plain && !strcmp(x->s, "none"))) return *out = -1, true;
+    if (is_none(x)) return *out = -1, true;
     *out = board_leader_index(s->def, x->s);
     if (*out < 0) lerr(s->ld, x->sp, "unknown leader '%.40s'", x->s);
     return *out >= 0;
@@ -1867,6 +1987,29 @@ static bool state_value(state_rd *s, const board_var *v, const ys *x, int32_t *o
     return false;
   }
   return ok;
+}
+
+/* One value of variable VAR (instance INDEX, first cell CELL) from the
+ * current event: a scalar, or for a set the list of its members. */
+static void state_one_value(state_rd *s, int var, int index, int cell) {
+  yr *r = s->r;
+  const board_var *bv = &s->L->vars[var];
+  ys x;
+  int32_t val;
+  if (!bv->set) {
+    if (expect_scalar(r, bv->name, &x) && state_value(s, bv, &x, &val)) board_var_set(s->L, s->st, var, index, cell, val);
+    return;
+  }
+  uint64_t bits = 0;
+  bool empty = is_empty(r); /* `name:` alone: the empty set */
+  if (!empty && !expect_seq(r, "a set (a list of its members)")) return;
+  while (!empty && yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
+    if (!expect_scalar(r, bv->name, &x) || !rule_value(s, bv, &x, true, &val)) continue;
+    if (val < 0 || val >= (bv->width > 1 ? 64 : 32)) lerr(s->ld, x.sp, "'%s' cannot be a member of %s", x.s, bv->name);
+    else bits |= 1ull << val;
+  }
+  board_var_set(s->L, s->st, var, index, cell, (int32_t)(uint32_t)bits);
+  if (bv->width > 1) board_var_set(s->L, s->st, var, index, cell + 1, (int32_t)(uint32_t)(bits >> 32));
 }
 
 /* `name: value` entries of variables of SCOPE at INDEX. */
@@ -1886,24 +2029,19 @@ static void state_vars(state_rd *s, board_scope scope, int index) {
       continue;
     }
     const board_var *bv = &s->L->vars[v];
-    ys x;
-    int32_t val;
-    if (bv->len == 1) {
-      if (expect_scalar(r, bv->name, &x) && state_value(s, bv, &x, &val))
-        board_var_set(s->L, s->st, v, index, 0, val);
+    int width = bv->width > 1 ? bv->width : 1;
+    if (bv->len == width) {
+      state_one_value(s, v, index, 0);
       continue;
     }
     if (!expect_seq(r, bv->name)) continue;
     int cell = 0;
     while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
-      if (!expect_scalar(r, bv->name, &x)) continue;
       if (cell >= bv->len) {
-        lerr(s->ld, x.sp, "'%s' has only %d cells", bv->name, bv->len);
-        cell++;
-        continue;
-      }
-      if (state_value(s, bv, &x, &val)) board_var_set(s->L, s->st, v, index, cell, val);
-      cell++;
+        if (cell == bv->len) lerr(s->ld, ev_span(r), "'%s' has only %d values", bv->name, bv->len / width);
+        yr_skip(r);
+      } else state_one_value(s, v, index, cell);
+      cell += width;
     }
   }
 }
@@ -2122,7 +2260,7 @@ static void state_root(state_rd *s) {
       }
       if (!ok) continue;
       strbuf err = {0};
-      s->L = board_layout_new(def, fs, n, s->extra, s->nextra, s->ext_words, &err);
+      s->L = board_layout_new(def, fs, n, s->x.vars, s->x.nvars, s->x.words, &err);
       if (!s->L) {
         lerr(s->ld, k.sp, "%s", err.s ? err.s : "cannot lay out the state");
         sb_free(&err);
@@ -2130,6 +2268,9 @@ static void state_root(state_rd *s) {
       }
       s->st = mt_calloc(1, s->L->size);
       board_state_clear(s->L, s->st);
+      strbuf why = {0};
+      if (s->x.init && !s->x.init(s->x.ud, s->L, s->st, &why)) lerr(s->ld, k.sp, "%s", why.s ? why.s : "cannot start the position");
+      sb_free(&why);
     } else if (!need_layout(s, &k)) {
       continue;
     } else if (keyis(&k, "rng") || keyis(&k, "seed")) {
@@ -2193,16 +2334,22 @@ static void state_root(state_rd *s) {
     else if (keyis(&k, "piles")) state_named(s, true, -1);
     else if (keyis(&k, "per_faction")) state_per_faction(s);
     else if (keyis(&k, "vm")) {
+      s->vm_given = true;
+      s->vm_key = k.sp;
       if (!expect_seq(r, "vm")) continue;
       size_t i = 0;
       int32_t *ext = board_ext(s->L, s->st);
+      s->vm_sp = arena_alloc(&s->ld->ar, (s->L->ext_words + 1) * sizeof *s->vm_sp);
       while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
         int32_t v;
         if (!expect_scalar(r, "vm", &x)) continue;
         if (i >= s->L->ext_words) {
           if (i == s->L->ext_words) lerr(s->ld, x.sp, "the VM region holds only %zu words", s->L->ext_words);
-        } else if (conv_int(s->ld, &x, "a VM word", INT32_MIN, INT32_MAX, &v))
+        } else if (conv_int(s->ld, &x, "a VM word", INT32_MIN, INT32_MAX, &v)) {
           ext[i] = v;
+          s->vm_sp[i] = x.sp;
+          s->nvm = i + 1;
+        }
         i++;
       }
     } else unknown_key(r, &k, "a saved state", keys, sizeof keys / sizeof *keys);
@@ -2263,9 +2410,22 @@ static void state_cards(state_rd *s) {
   mt_free(used);
 }
 
-board_layout *state_load_text(const board_def *def, const board_var_decl *extra, int nextra,
-                              size_t ext_words, const char *name, const char *text, size_t len,
-                              diag *d, unsigned char **st) {
+/* The caller's check of the extension words, reported at the bad word (or
+ * at `vm` when the file stops before it). */
+static void state_check_ext(state_rd *s) {
+  if (!s->x.check) return;
+  strbuf why = {0};
+  long bad = s->x.check(s->x.ud, s->L, s->st, s->vm_given, &why);
+  if (bad >= 0) {
+    mt_span sp = (size_t)bad < s->nvm ? s->vm_sp[bad] : s->vm_key;
+    lerr(s->ld, sp, "vm word %ld: %s%s", bad, why.s ? why.s : "out of range",
+         (size_t)bad < s->nvm ? "" : " (the word is not given: it is 0)");
+  }
+  sb_free(&why);
+}
+
+board_layout *state_load_text(const board_def *def, const state_ext *x, const char *name, const char *text,
+                              size_t len, diag *d, unsigned char **st) {
   data_loader *ld = data_loader_new((board_def *)(uintptr_t)def, d);
   yr r;
   yr_open(&r, ld, name, text, len);
@@ -2274,14 +2434,13 @@ board_layout *state_load_text(const board_def *def, const board_var_decl *extra,
   s.ld = ld;
   s.r = &r;
   s.def = def;
-  s.extra = extra;
-  s.nextra = nextra;
-  s.ext_words = ext_words;
+  if (x) s.x = *x;
   if (yr_root(&r, "a saved state (a mapping)")) {
     state_root(&s);
     yr_end(&r);
   }
   if (s.L && !r.fatal) state_cards(&s);
+  if (s.L && !r.fatal && ld->errors == 0) state_check_ext(&s);
   if (s.L == NULL && !r.fatal && ld->errors == 0) {
     mt_span sp = {r.file, 0, 1};
     lerr(ld, sp, "a saved state needs 'factions'");

@@ -44,7 +44,11 @@ static void put_value(const board_def *def, const board_attr *a, int32_t v, bool
     else if (json) sb_json_str(o, a->values[v]);
     else sb_puts(o, a->values[v]);
     return;
-  case BT_INT: sb_printf(o, "%d", v); return;
+  case BT_INT:
+  case BT_CARD: /* the last four type only variables of the rules */
+  case BT_NAME:
+  case BT_PILE:
+  case BT_LOC: sb_printf(o, "%d", v); return;
   }
 }
 

@@ -78,6 +78,7 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
   sema_declare(&r->prog, r->trees, r->ntrees, r->d, &r->arena);
   sema_check(&r->prog, r->d, &r->arena);
   if (diag_errors(r->d) == 0) cg_compile(&r->prog, r->d);
+  if (diag_errors(r->d) == 0) vm_verify(&r->prog, r->d);
   if (diag_errors(r->d) > 0) {
     mt_rules_free(r);
     return NULL;
@@ -219,6 +220,8 @@ static mt_game *game_take(const mt_rules *r, board_layout *L, unsigned char *st)
   return g;
 }
 
+static bool init_rule_vars(mt_game *g, char *err, size_t errlen);
+
 mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactions, uint64_t seed, char *err,
                      size_t errlen) {
   int idx[BOARD_MAX_FACTIONS];
@@ -251,8 +254,18 @@ mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactio
   board_state_init(L, g->v.st, seed);
   memset(g->v.vs, 0, sizeof *g->v.vs);
   vm_reset_stops(g->v.vs);
-  /* rule-declared variables start at their declared values */
-  const program *p = &r->prog;
+  if (!init_rule_vars(g, err, errlen)) {
+    mt_game_free(g);
+    return NULL;
+  }
+  return g;
+}
+
+/* The rule-declared variables of G at their declared values, then the
+ * computed ones, in declaration order (one may read an earlier one). */
+static bool init_rule_vars(mt_game *g, char *err, size_t errlen) {
+  const program *p = &g->r->prog;
+  const board_layout *L = g->L;
   for (int i = 0; i < p->nvars; i++) {
     const var_rec *vr = &p->vars[i];
     if (vr->data || vr->init_value == 0) continue;
@@ -260,7 +273,6 @@ mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactio
     for (int k = 0; k < inst; k++)
       for (int c = 0; c < vr->cells; c++) board_var_set(L, g->v.st, vr->board_var, k, c, (int32_t)vr->init_value);
   }
-  /* then the computed ones, in declaration order (one may read an earlier one) */
   for (int i = 0; i < p->nvars; i++) {
     const var_rec *vr = &p->vars[i];
     if (!vr->init_computed) continue;
@@ -270,19 +282,17 @@ mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactio
     if (!vm_eval(&g->v, vr->init_fn, NULL, 0, &x, &why)) {
       snprintf(err, errlen, "the initial value of variable '%s' cannot be computed: %s", vr->name, why.s ? why.s : "");
       sb_free(&why);
-      mt_game_free(g);
-      return NULL;
+      return false;
     }
     sb_free(&why);
     bool fits = vr->width == 2 || (x >= INT32_MIN && x <= INT32_MAX);
     if (!fits || board_var_set(L, g->v.st, vr->board_var, 0, 0, (int32_t)(uint32_t)(uint64_t)x) != BOARD_OK ||
         (vr->width == 2 && board_var_set(L, g->v.st, vr->board_var, 0, 1, (int32_t)(uint32_t)((uint64_t)x >> 32)) != BOARD_OK)) {
       snprintf(err, errlen, "the initial value of variable '%s' (%lld) does not fit it", vr->name, (long long)x);
-      mt_game_free(g);
-      return NULL;
+      return false;
     }
   }
-  return g;
+  return true;
 }
 
 void mt_game_free(mt_game *g) {
@@ -648,10 +658,58 @@ int mt_save_position(const mt_game *g, char **text) {
   return 0;
 }
 
+/* The loader's check of the `vm` words: the continuation must be one the
+ * program can resume (vm_check_state); the words around it (alignment) are
+ * 0.  A file without `vm` is a game that has not started. */
+static long check_vm_words(void *ud, const board_layout *L, unsigned char *st, bool given, strbuf *why) {
+  mt_game g = {0};
+  g.r = ud;
+  g.L = (board_layout *)(uintptr_t)L;
+  g.block = st;
+  bind(&g);
+  if (!given) {
+    memset(g.v.vs, 0, sizeof *g.v.vs);
+    vm_reset_stops(g.v.vs);
+    return -1;
+  }
+  const int32_t *ext = board_ext(L, st);
+  long shift = (long)((const unsigned char *)g.v.vs - (const unsigned char *)ext) / 4;
+  for (long i = 0; i < (long)L->ext_words; i++)
+    if ((i < shift || i >= shift + (long)(sizeof(vm_state) / 4)) && ext[i]) {
+      sb_printf(why, "a padding word around the VM's state holds %d, not 0", ext[i]);
+      return i;
+    }
+  long off = vm_check_state(&g.v, why);
+  return off < 0 ? -1 : shift + off / 4;
+}
+
+/* The empty position of a file: the rules' variables at their initial values. */
+static bool init_vars(void *ud, const board_layout *L, unsigned char *st, strbuf *why) {
+  mt_game g = {0};
+  g.r = ud;
+  g.L = (board_layout *)(uintptr_t)L;
+  g.block = st;
+  bind(&g);
+  char err[256];
+  bool ok = init_rule_vars(&g, err, sizeof err);
+  if (!ok) sb_puts(why, err);
+  mt_free(g.v.memo);
+  return ok;
+}
+
 mt_game *mt_load_position(const mt_rules *r, const char *path) {
   mt_rules *rr = (mt_rules *)(uintptr_t)r;
   unsigned char *st = NULL;
-  board_layout *L = state_load_file(r->def, r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, path, rr->d, &st);
+  state_ext x = {r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, check_vm_words, init_vars, rr};
+  board_layout *L = state_load_file(r->def, &x, path, rr->d, &st);
+  if (!L) return NULL;
+  return game_take(r, L, st);
+}
+
+mt_game *game_load_text(const mt_rules *r, diag *d, const char *name, const char *text, size_t len) {
+  unsigned char *st = NULL;
+  state_ext x = {r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, check_vm_words, init_vars, (void *)(uintptr_t)r};
+  board_layout *L = state_load_text(r->def, &x, name, text, len, d, &st);
   if (!L) return NULL;
   return game_take(r, L, st);
 }

@@ -76,6 +76,9 @@ bool game_param_range(mt_game *g, const mt_choice *c, int i, int64_t *lo, int64_
 /* answers.c: is X within parameter I's domain of action A given the earlier
  * ARGS (*OK)?  False if the domain cannot be evaluated. */
 bool game_in_domain(mt_game *g, int a, int i, const int64_t *args, int64_t x, bool *ok);
+/* mt_load_position from TEXT (called NAME), diagnostics to D rather than the
+ * rule set's: for the fuzzer, which loads many without keeping them. */
+mt_game *game_load_text(const mt_rules *r, diag *d, const char *name, const char *text, size_t len);
 /* A message callback that appends to the strbuf passed as UD. */
 void game_capture(void *ud, int level, const char *text);
 

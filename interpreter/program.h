@@ -168,6 +168,20 @@ typedef struct func_rec {
 
 typedef struct pcspan { uint32_t pc; mt_span span; } pcspan;
 
+/* A point where a frame of a suspended game may stand (verify.c): the top
+ * frame after a decision (RP_ANSWER), at a pause (RP_PAUSE) or after FINISH
+ * (RP_FINISH); a frame below another after the call that made it
+ * (RP_RETURN).  DEPTH live slots above the frame's base (the answer or the
+ * callee's result not yet pushed), their kinds at KINDS in resume_kinds
+ * (TY_* codes; 0 any value, -1 the value 0); AT is the instruction that
+ * suspended or called; PROMPT the list of the PROMPT that fed a decision's
+ * holes, or -1 if not known. */
+enum { RP_ANSWER = 1, RP_RETURN = 2, RP_PAUSE = 4, RP_FINISH = 8 };
+typedef struct resume_point {
+  uint32_t pc, at;
+  int32_t fn, how, depth, kinds, prompt;
+} resume_point;
+
 /* An enumeration of the data (an enum attribute or variable, or the leader
  * statuses): its values are names, typed by the enum they belong to. */
 #define TY_ENUM0 128 /* type of enum k is TY_ENUM0 + k; enum 0 is the leader statuses */
@@ -205,6 +219,10 @@ typedef struct program {
   size_t sup_words;
   const board_def *def;
   board_var_decl *var_decls; int nvar_decls;
+  const char **rule_ids, **pool_names, **pile_names; /* name tables of typed rule variables */
+  resume_point *resume; int nresume, capresume; /* sorted by pc (verify.c) */
+  int32_t *resume_kinds; size_t nresume_kinds, capresume_kinds;
+  int nverified;          /* functions verified (those compiled later for queries never suspend) */
 } program;
 
 /* resolve.c: builds the registry from the parsed files.  VARIANTS names the

@@ -627,6 +627,8 @@ static int cmd_give(repl *R, int argc, char **argv, bool exact) {
   for (int i = 2; i < argc; i++) {
     int c;
     if (need_card(R, argv[i], &c) < 0) return -1;
+    if (!board_card_in_game(LAY(R), c)) /* a card of an absent faction is not in the game (nor in a save) */
+      return fail(R, "%s belongs to %s, which is not in this game", argv[i], DEF(R)->factions[DEF(R)->cards[c].faction].id);
   }
   /* Choose every copy before moving anything, so a refused give changes nothing: a copy already
    * in the pile is not given again (`give f karama` twice gives both Karamas). */
@@ -1249,7 +1251,7 @@ static int cmd_winner(repl *R) {
   strbuf names = {0};
   sb_puts(&R->jextra, ",\"winners\":[");
   int n = 0;
-  for (int f = 0; f < 64; f++)
+  for (int f = 0; f < DEF(R)->nfactions && f < 64; f++)
     if ((uint64_t)winners >> f & 1u) {
       sb_printf(&names, "%s%s", n ? ", " : "", DEF(R)->factions[f].id);
       sb_printf(&R->jextra, "%s\"%s\"", n++ ? "," : "", DEF(R)->factions[f].id);
@@ -1412,6 +1414,8 @@ static int cmd_leader(repl *R, int argc, char **argv) {
     mt_free(c);
     return rc;
   }
+  if (LAY(R)->game_faction[def->leaders[l].faction] < 0) /* its record is not part of this game (nor of a save) */
+    return fail(R, "%s belongs to %s, which is not in this game", argv[1], def->factions[def->leaders[l].faction].id);
   int s = -1;
   for (int i = 0; i < def->nleader_status; i++)
     if (!strcmp(def->leader_status[i], argv[2])) s = i;

@@ -49,6 +49,11 @@ void sema_free(program *p) {
   mt_free(p->strings);
   mt_free(p->strindex);
   mt_free(p->var_decls);
+  mt_free(p->rule_ids);
+  mt_free(p->pool_names);
+  mt_free(p->pile_names);
+  mt_free(p->resume);
+  mt_free(p->resume_kinds);
   memset(p, 0, sizeof *p);
 }
 

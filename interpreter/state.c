@@ -14,50 +14,100 @@
 #include "data.h"
 #include "diag.h"
 
-/* One variable cell as YAML: names for references and enums. */
-static void put_var(const board_layout *L, const board_var *v, int32_t x, strbuf *o) {
+static void put_card(const board_def *def, int c, strbuf *o);
+
+/* A pile instance or a location as the console names them: "treachery_deck",
+ * "hand of fremen"; a section "arrakeen@9", a pool "reserves of fremen". */
+static void put_owned(const board_layout *L, const char *name, int owner, strbuf *o) {
+  sb_puts(o, name);
+  if (owner >= 0) sb_printf(o, " of %s", L->def->factions[L->faction[owner]].id);
+}
+
+/* One value of variable V as YAML: ids for references (none for -1), names
+ * for enums, true/false for flags and bools.  A value outside its type is
+ * written as its number, which loading then refuses. */
+static void put_scalar(const board_layout *L, const board_var *v, int32_t x, strbuf *o) {
   const board_def *def = L->def;
+  char nb[96];
   if (v->kind == BV_FLAG || v->type == BT_BOOL) {
-    sb_puts(o, x ? "true" : "false");
-    return;
-  }
-  switch (v->type) {
-  case BT_ENUM:
-    if (x >= 0 && x < v->nvalues) sb_puts(o, v->values[x]);
+    if (x == 0 || x == 1) sb_puts(o, x ? "true" : "false");
     else sb_printf(o, "%d", x);
     return;
-  case BT_FACTION:
-    if (x >= 0 && x < L->nf) sb_puts(o, def->factions[L->faction[x]].id);
-    else sb_puts(o, "none");
-    return;
-  case BT_AREA:
-    if (x >= 0 && x < def->nareas) sb_puts(o, def->areas[x].id);
-    else sb_puts(o, "none");
-    return;
-  case BT_LEADER:
-    if (x >= 0 && x < def->nleaders) sb_puts(o, def->leaders[x].id);
-    else sb_puts(o, "none");
-    return;
-  case BT_SECTOR:
-    if (x >= 0) sb_printf(o, "%d", x);
-    else sb_puts(o, "none");
-    return;
-  case BT_BOOL:
-  case BT_INT: sb_printf(o, "%d", x); return;
   }
+  if (x == -1 && v->type != BT_INT && v->type != BT_ENUM) {
+    sb_puts(o, "none");
+    return;
+  }
+  const char *id = NULL;
+  switch (v->type) {
+  case BT_ENUM:
+  case BT_NAME: id = x >= 0 && x < v->nvalues ? v->values[x] : NULL; break;
+  case BT_FACTION:
+    if (v->rule) id = x >= 0 && x < def->nfactions ? def->factions[x].id : NULL; /* the data's index */
+    else id = x >= 0 && x < L->nf ? def->factions[L->faction[x]].id : NULL;     /* the game's */
+    break;
+  case BT_AREA: id = x >= 0 && x < def->nareas ? def->areas[x].id : NULL; break;
+  case BT_LEADER: id = x >= 0 && x < def->nleaders ? def->leaders[x].id : NULL; break;
+  case BT_CARD:
+    if (x >= 0 && x < def->ncards) {
+      put_card(def, x, o);
+      return;
+    }
+    break;
+  case BT_PILE:
+    if (x >= 0 && x < L->npile_slots) {
+      put_owned(L, def->piles[L->pile_of_slot[x]].name, L->owner_of_slot[x], o);
+      return;
+    }
+    break;
+  case BT_LOC: {
+    int pool, owner;
+    if (x >= 0 && x < def->nsections) id = board_section_name(def, x, nb, sizeof nb);
+    else if (x >= 0 && x < L->nlocs && board_loc_is_pool(L, x, &pool, &owner)) {
+      put_owned(L, def->pools[pool].name, owner, o);
+      return;
+    }
+    break;
+  }
+  case BT_SECTOR:
+  case BT_BOOL:
+  case BT_INT: break;
+  }
+  if (id) sb_puts(o, id);
+  else sb_printf(o, "%d", x);
+}
+
+/* The value of variable V of instance INDEX at cell CELL: a set (of WIDTH
+ * cells) as the list of its members, anything else as put_scalar. */
+static void put_value(const board_layout *L, const unsigned char *st, int var, int index, int cell, strbuf *o) {
+  const board_var *v = &L->vars[var];
+  if (!v->set) {
+    put_scalar(L, v, board_var_get(L, st, var, index, cell), o);
+    return;
+  }
+  uint64_t bits = (uint32_t)board_var_get(L, st, var, index, cell);
+  if (v->width == 2) bits |= (uint64_t)(uint32_t)board_var_get(L, st, var, index, cell + 1) << 32;
+  sb_putc(o, '[');
+  for (int i = 0, n = 0; i < 64; i++)
+    if (bits >> i & 1u) {
+      if (n++) sb_puts(o, ", ");
+      put_scalar(L, v, i, o);
+    }
+  sb_putc(o, ']');
 }
 
 /* "name: value" for variable VAR at INDEX (a list for array variables). */
 static void put_var_entry(const board_layout *L, const unsigned char *st, int var, int index,
                           const char *indent, strbuf *o) {
   const board_var *v = &L->vars[var];
+  int width = v->width > 1 ? v->width : 1;
   sb_printf(o, "%s%s: ", indent, v->name);
-  if (v->len == 1) put_var(L, v, board_var_get(L, st, var, index, 0), o);
+  if (v->len == width) put_value(L, st, var, index, 0, o);
   else {
     sb_putc(o, '[');
-    for (int c = 0; c < v->len; c++) {
+    for (int c = 0; c < v->len; c += width) {
       if (c) sb_puts(o, ", ");
-      put_var(L, v, board_var_get(L, st, var, index, c), o);
+      put_value(L, st, var, index, c, o);
     }
     sb_putc(o, ']');
   }
@@ -156,7 +206,7 @@ void state_save(const board_layout *L, const unsigned char *st, strbuf *o) {
       int32_t x = board_var_get(L, st, v, s, 0);
       if (x == L->vars[v].initial) continue;
       sb_printf(o, "\n    %s: ", board_section_name(def, s, nb, sizeof nb));
-      put_var(L, &L->vars[v], x, o);
+      put_scalar(L, &L->vars[v], x, o);
       any = true;
     }
     sb_puts(o, any ? "\n" : " {}\n");
@@ -208,11 +258,11 @@ void state_save(const board_layout *L, const unsigned char *st, strbuf *o) {
   sb_puts(o, "]\n");
 }
 
-board_layout *state_load_file(const board_def *def, const board_var_decl *extra, int nextra,
-                              size_t ext_words, const char *path, diag *d, unsigned char **st) {
+board_layout *state_load_file(const board_def *def, const state_ext *x, const char *path, diag *d,
+                              unsigned char **st) {
   uint32_t id = diag_load_file(d, path);
   if (id == DIAG_NOFILE) return NULL;
   size_t len;
   const char *text = diag_source_text(d, id, &len);
-  return state_load_text(def, extra, nextra, ext_words, path, text, len, d, st);
+  return state_load_text(def, x, path, text, len, d, st);
 }

@@ -726,7 +726,7 @@ dispatch:
       goto pause;
     }
     vs->phase_rule = A_;
-    vs->phase_seq++;
+    if (vs->phase_seq < INT32_MAX) vs->phase_seq++; /* a count a saved file may have put anywhere */
     DISPATCH();
   }
   CASE(PHASE_END) {

@@ -11,7 +11,9 @@
 #define VM_STACK 320
 #define VM_FRAMES 64
 #define VM_CANCELS 16
+#ifndef VM_BUDGET /* the fuzz build sets a smaller one: a runaway loop is then a quick runtime error */
 #define VM_BUDGET 200000000ull /* instructions per run before "infinite loop" */
+#endif
 
 /* VM_PAUSED: stopped by a console stop condition (not a decision); vm_run continues */
 enum { VM_IDLE, VM_RUNNING, VM_WAITING, VM_FINISHED, VM_FAILED, VM_PAUSED };
@@ -132,5 +134,14 @@ bool vm_rule_active(vm *v, int r);
 void vm_profile_report(const program *p);
 /* As vm_rule_active, but spends a pending one-use cancellation (giving false). */
 bool vm_rule_try(vm *v, int r);
+
+/* verify.c: checks every function of P against the stack effects of
+ * opcodes.def and records where a suspended game may stand (P->resume).
+ * False, with an internal error reported to D, if some code does not verify. */
+bool vm_verify(program *p, diag *d);
+/* Checks a continuation read from a saved position (V bound to its layout and
+ * state) against the program: -1 if it may be resumed, else the byte offset
+ * in vm_state of the first field that is wrong, with the reason in WHY. */
+long vm_check_state(const vm *v, strbuf *why);
 
 #endif

@@ -42,7 +42,8 @@ static int group_teardown(void **state) {
 static board_layout *layout_for(const char *const *ids, int n, size_t ext) {
   int f[BOARD_MAX_FACTIONS];
   for (int i = 0; i < n; i++) f[i] = board_faction_index(DEF, ids[i]);
-  board_var_decl extra[] = {{"worms_seen", BS_GLOBAL, 1, VIS_PUBLIC}, {"karama_used", BS_FACTION, 3, VIS_OWNER}};
+  board_var_decl extra[] = {{.name = "worms_seen", .scope = BS_GLOBAL, .len = 1, .visibility = VIS_PUBLIC},
+                            {.name = "karama_used", .scope = BS_FACTION, .len = 3, .visibility = VIS_OWNER}};
   return board_layout_new(DEF, f, n, extra, 2, ext, NULL);
 }
 
@@ -319,9 +320,10 @@ static void save_load_round_trip(void **state) {
   state_save(L, f->st, &out);
   strbuf errs = {0};
   diag *d = diag_new(diag_sink_file, stderr);
-  board_var_decl extra[] = {{"worms_seen", BS_GLOBAL, 1, VIS_PUBLIC}, {"karama_used", BS_FACTION, 3, VIS_OWNER}};
+  board_var_decl extra[] = {{.name = "worms_seen", .scope = BS_GLOBAL, .len = 1, .visibility = VIS_PUBLIC},
+                            {.name = "karama_used", .scope = BS_FACTION, .len = 3, .visibility = VIS_OWNER}};
   unsigned char *st2 = NULL;
-  board_layout *L2 = state_load_text(DEF, extra, 2, 16, "saved.yaml", out.s, out.n, d, &st2);
+  board_layout *L2 = state_load_text(DEF, &(state_ext){extra, 2, 16, NULL, NULL, NULL}, "saved.yaml", out.s, out.n, d, &st2);
   diag_free(d);
   if (!L2) fail_msg("load failed; the document was:\n%s", out.s);
   assert_int_equal(L2->size, L->size);
@@ -365,7 +367,7 @@ static void load_a_scenario(void **state) {
   strbuf errs = {0};
   diag *d = diag_new(capture_sink, &errs);
   unsigned char *st = NULL;
-  board_layout *L = state_load_text(DEF, NULL, 0, 0, "scenario.yaml", doc, strlen(doc), d, &st);
+  board_layout *L = state_load_text(DEF, NULL, "scenario.yaml", doc, strlen(doc), d, &st);
   diag_free(d);
   if (!L) fail_msg("%s", errs.s);
   assert_int_equal(board_tokens(L, st, SEC("false_wall_south@4"), 0, K("fedaykin")), 1);
@@ -386,11 +388,112 @@ static void load_a_scenario(void **state) {
   const char *bad = "mentat_state: 1\nfactions: [fremen]\npiles: { treachery_deck: [karama, karama, karama] }\n";
   errs.n = 0;
   d = diag_new(capture_sink, &errs);
-  L = state_load_text(DEF, NULL, 0, 0, "bad.yaml", bad, strlen(bad), d, &st);
+  L = state_load_text(DEF, NULL, "bad.yaml", bad, strlen(bad), d, &st);
   diag_free(d);
   assert_null(L);
   assert_non_null(strstr(errs.s, "bad.yaml:3:43: error: card 'karama' is listed more often than it exists"));
   sb_free(&errs);
+}
+
+/* Typed rule variables of every kind the format names: saved by id, read
+ * back to the same bytes, and refused when out of their type. */
+static void typed_rule_variables(void **state) {
+  (void)state;
+  static const char *const colours[] = {"red", "blue"};
+  board_var_decl extra[] = {
+      {.name = "where", .scope = BS_GLOBAL, .len = 1, .type = BT_LOC},
+      {.name = "stack", .scope = BS_FACTION, .len = 2, .type = BT_PILE},
+      {.name = "colour", .scope = BS_GLOBAL, .len = 1, .type = BT_NAME, .names = colours, .nnames = 2, .initial = -1},
+      {.name = "zones", .scope = BS_GLOBAL, .len = 4, .type = BT_AREA, .set = true, .width = 2},
+      {.name = "who", .scope = BS_FACTION, .len = 1, .type = BT_FACTION, .set = true},
+      {.name = "card", .scope = BS_GLOBAL, .len = 1, .type = BT_CARD, .initial = -1},
+  };
+  const char *const two[] = {"fremen", "harkonnen"};
+  int f[2] = {board_faction_index(DEF, two[0]), board_faction_index(DEF, two[1])};
+  board_layout *L = board_layout_new(DEF, f, 2, extra, 6, 0, NULL);
+  assert_non_null(L);
+  unsigned char *st = calloc(1, L->size);
+  board_state_init(L, st, 3);
+  int v = DEF->nvars;
+  assert_int_equal(board_var_get(L, st, v + 2, 0, 0), -1); /* declared initial values */
+  board_var_set(L, st, v, 0, 0, board_loc_pool(L, P("reserves"), 1));
+  board_var_set(L, st, v + 1, 0, 0, pile(L, "hand", 1));
+  board_var_set(L, st, v + 1, 0, 1, pile(L, "treachery_deck", -1));
+  board_var_set(L, st, v + 1, 1, 0, -1);
+  board_var_set(L, st, v + 1, 1, 1, pile(L, "hand", 0));
+  board_var_set(L, st, v + 2, 0, 0, 1);
+  int polar = board_area_index(DEF, "polar_sink"), last = DEF->nareas - 1;
+  board_var_set(L, st, v + 3, 0, 0, (int32_t)(1u << polar));
+  board_var_set(L, st, v + 3, 0, 3, (int32_t)(1u << (last - 32)));
+  board_var_set(L, st, v + 4, 1, 0, 1 << f[0] | 1 << f[1]);
+  board_var_set(L, st, v + 5, 0, 0, board_card_index(DEF, "shield#2"));
+  strbuf out = {0};
+  state_save(L, st, &out);
+  char want[256];
+  snprintf(want, sizeof want, "\n  zones: [[%s], [%s]]\n", DEF->areas[polar].id, DEF->areas[last].id);
+  assert_non_null(strstr(out.s, want));
+  assert_non_null(strstr(out.s, "\n  where: reserves of harkonnen\n"));
+  assert_non_null(strstr(out.s, "\n  colour: blue\n"));
+  assert_non_null(strstr(out.s, "\n  card: shield#2\n"));
+  assert_non_null(strstr(out.s, "\n      stack: [hand of harkonnen, treachery_deck]\n"));
+  assert_non_null(strstr(out.s, "\n      stack: [none, hand of fremen]\n"));
+  assert_non_null(strstr(out.s, "\n      who: [fremen, harkonnen]\n"));
+  diag *d = diag_new(diag_sink_file, stderr);
+  unsigned char *st2 = NULL;
+  state_ext x = {extra, 6, 0, NULL, NULL, NULL};
+  board_layout *L2 = state_load_text(DEF, &x, "typed.yaml", out.s, out.n, d, &st2);
+  diag_free(d);
+  if (!L2) fail_msg("%s", out.s);
+  assert_memory_equal(st, st2, L->size);
+  board_layout_free(L2);
+  free(st2);
+  static const char *const bad[][2] = {
+      {"variables: { where: reserves }", "typed.yaml:3:21: error: 'reserves' is a per-faction pool: write 'NAME of FACTION'"},
+      {"variables: { where: set_aside of fremen }", "typed.yaml:3:21: error: 'set_aside' is a global pool: write its name alone"},
+      {"variables: { where: nowhere@3 }", "typed.yaml:3:21: error: 'nowhere@3' is neither a section (area@sector) nor a pool"},
+      {"variables: { colour: green }", "typed.yaml:3:22: error: 'green' is not a value of colour"},
+      {"variables: { zones: [[polar_sink], [polar_sink], []] }", "typed.yaml:3:50: error: 'zones' has only 2 values"},
+      {"variables: { card: traitor_deck }", "typed.yaml:3:20: error: unknown card 'traitor_deck'"},
+      {"per_faction: { fremen: { variables: { stack: [hand of emperor, none] } } }", "typed.yaml:3:55: error: faction 'emperor' is not in this game"},
+      {"per_faction: { fremen: { variables: { who: [atreides] } } }", "typed.yaml:3:45: error: faction 'atreides' is not in this game"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    char doc[512];
+    snprintf(doc, sizeof doc, "mentat_state: 1\nfactions: [fremen, harkonnen]\n%s\n", bad[i][0]);
+    strbuf errs = {0};
+    d = diag_new(capture_sink, &errs);
+    L2 = state_load_text(DEF, &x, "typed.yaml", doc, strlen(doc), d, &st2);
+    diag_free(d);
+    assert_null(L2);
+    if (!strstr(errs.s, bad[i][1])) fail_msg("expected '%s' in:\n%s", bad[i][1], errs.s);
+    sb_free(&errs);
+  }
+  sb_free(&out);
+  board_layout_free(L);
+  free(st);
+}
+
+/* Positions of a long line (a save's `vm` words) are found in one walk of
+ * the line, not one walk per value: 100,000 values load in well under a
+ * second (it took minutes). */
+static void long_lines_load_in_linear_time(void **state) {
+  (void)state;
+  strbuf doc = {0};
+  sb_puts(&doc, "mentat_state: 1\nfactions: [fremen]\nvm: [");
+  for (int i = 0; i < 100000; i++) sb_puts(&doc, i ? ", 0" : "0");
+  sb_puts(&doc, ", x]\n");
+  strbuf errs = {0};
+  diag *d = diag_new(capture_sink, &errs);
+  unsigned char *st = NULL;
+  clock_t t0 = clock();
+  board_layout *L = state_load_text(DEF, &(state_ext){NULL, 0, 200000, NULL, NULL, NULL}, "long.yaml", doc.s, doc.n, d, &st);
+  double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
+  diag_free(d);
+  assert_null(L);
+  if (!strstr(errs.s, "long.yaml:3:300006: error: expected an integer for a VM word, found 'x'")) fail_msg("%s", errs.s);
+  if (secs > 2.0) fail_msg("loading took %.1f s", secs);
+  sb_free(&errs);
+  sb_free(&doc);
 }
 
 int main(void) {
@@ -405,6 +508,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(clone_speed, setup6, teardown6),
       cmocka_unit_test_setup_teardown(save_load_round_trip, setup6, teardown6),
       cmocka_unit_test(load_a_scenario),
+      cmocka_unit_test(typed_rule_variables),
+      cmocka_unit_test(long_lines_load_in_linear_time),
   };
   return cmocka_run_group_tests_name("state", tests, group_setup, group_teardown);
 }

@@ -155,6 +155,22 @@ static void builtins_attrs_and_piles(void **s) {
              NULL, "[9] jammer\n[9] roadblock\n[9] 3 3 spare_tyre 1 1\n");
 }
 
+/* Builtins check the values they use as indices or add: none where a pool or
+ * pile name is needed is a runtime error, and arithmetic near the int64
+ * limits gives the exact result (no overflow). */
+static void builtins_bound_their_arguments(void **s) {
+  (void)s;
+  expect_error("game 9 \"t\" { let n = pooled(red, none) }", "none was used");
+  expect_error("game 9 \"t\" { let n = pooled_of(red, runner, none) }", "none was used");
+  expect_error("game 9 \"t\" { let l = pool(none, red) }", "none was used");
+  expect_error("game 9 \"t\" { let q = pile(none, red) }", "none was used");
+  expect_log("game 9 \"t\" { let m = 1000000000000 * 9223372 + 36854775807\n let a = div_up(m, 2)\n let b = div_round(m, 2)\n"
+             " let c = div_up(-m - 1, 3)\n let d = div_round(-m - 1, 2)\n"
+             " let e = sector_add(3, m)\n let f = sector_add(1, -m - 1)\n"
+             " log \"{a} {b} {c} {d} {e} {f}\" }",
+             NULL, "[9] 4611686018427387904 4611686018427387904 -3074457345618258602 -4611686018427387904 2 1\n");
+}
+
 static void precedence_and_cancellation(void **s) {
   (void)s;
   /* an ability supersedes a base value; cancelled for the phase it falls back */
@@ -211,6 +227,21 @@ static void decisions(void **s) {
              " may blue \"ok?\" { log \"yes\" }\n"
              " let x = b(red) + b(blue) * 10 + b(green) * 100\n log \"{x} {t}\" }",
              "1;2;3;canyon;yes", "[9] yes\n[9] 213 canyon\n");
+}
+
+/* A range that ends at the largest integer lists its answers and stops there. */
+static void ranges_at_the_int64_limit(void **s) {
+  (void)s;
+  mt_rules *r = fx_compile("game 9 \"t\" { let m = 1000000000000 * 9223372 + 36854775807\n let x = ask red \"n\" from m - 2..m }");
+  assert_non_null(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  mt_choice legal[8];
+  assert_int_equal(mt_legal(g, legal, 8), 3);
+  assert_true(legal[2].value == INT64_MAX);
+  mt_game_free(g);
+  mt_rules_free(r);
 }
 
 static void actions_and_refusals(void **s) {
@@ -683,6 +714,71 @@ static void clone_and_resume(void **s) {
   mt_rules_free(r);
 }
 
+/* The verifier accepts what the compiler emits and refuses code whose stack
+ * depths disagree or whose jumps leave their function, naming the function. */
+static void the_verifier_refuses_bad_code(void **s) {
+  (void)s;
+  mt_rules *r = fx_compile("game 9 \"t\" { let a = 1\n if a > 0 { log \"{a}\" } }");
+  assert_non_null(r);
+  program *p = &r->prog;
+  assert_true(p->nverified == p->nfuncs && p->nfuncs > 0);
+  const func_rec *f = &p->funcs[p->rules[p->game_rule].body_fn];
+  uint32_t push = 0, jump = 0;
+  for (uint32_t pc = f->start; pc < f->end; pc += 1 + 4u * (uint32_t)op_table[p->code[pc]].operands) {
+    if (!push && p->code[pc] == OP_PUSH_INT) push = pc;
+    if (!jump && p->code[pc] == OP_JUMP_FALSE) jump = pc;
+  }
+  assert_true(push && jump);
+  uint8_t saved[5];
+  memcpy(saved, p->code + jump, 5);
+  int32_t out = (int32_t)f->end + 40;
+  memcpy(p->code + jump + 1, &out, 4); /* a jump out of the function */
+  sb_free(&fx_diag);
+  assert_false(vm_verify(p, r->d));
+  assert_non_null(strstr(fx_diag_text(), "internal error: the compiled code of rule 9 does not verify"));
+  assert_int_equal(p->nverified, 0);
+  memcpy(p->code + jump, saved, 5);
+  memcpy(saved, p->code + push, 5);
+  p->code[push] = OP_POP; /* a pop where a push was: the operands run short */
+  memset(p->code + push + 1, OP_POP, 4);
+  sb_free(&fx_diag);
+  assert_false(vm_verify(p, r->d));
+  assert_non_null(strstr(fx_diag_text(), "does not verify"));
+  memcpy(p->code + push, saved, 5);
+  assert_true(vm_verify(p, r->d));
+  assert_int_equal(p->nverified, p->nfuncs);
+  mt_rules_free(r);
+}
+
+/* A game that failed in an any-time action taken while it waited (vm_call_now)
+ * keeps the decision it waited for; saved, it loads back as it was. */
+static void a_failed_any_time_action_saves(void **s) {
+  (void)s;
+  mt_rules *r = fx_compile("action 1 \"boom\" boom(f: faction) { effect { let z = 0\n let x = 1 / z } }\n"
+                           "game 9 \"t\" { let t = ask red \"where\" from {dunes, canyon} }");
+  assert_non_null(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  int64_t args[2] = {0, 0};
+  assert_int_equal(vm_call_now(&g->v, r->prog.actions[0].effect_fn, args, 2), -1);
+  assert_int_equal(mt_status(g), MT_FAILED);
+  char *text = NULL;
+  mt_save_position(g, &text);
+  FILE *f = fopen("build/test_vm_failed.yaml", "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+  free(text);
+  mt_game *h = mt_load_position(r, "build/test_vm_failed.yaml");
+  if (!h) fail_msg("%s", fx_diag_text());
+  assert_int_equal(mt_hash(h), mt_hash(g));
+  assert_string_equal(mt_error(h), mt_error(g));
+  mt_game_free(g);
+  mt_game_free(h);
+  mt_rules_free(r);
+}
+
 /* A game suspended at a decision is saved as YAML and loaded back: the same
  * hash, and the same future. */
 static void save_and_load_a_suspended_game(void **s) {
@@ -833,9 +929,11 @@ int main(void) {
       cmocka_unit_test(aggregates_and_loops),
       cmocka_unit_test(values_procedures_and_vars),
       cmocka_unit_test(builtins_attrs_and_piles),
+      cmocka_unit_test(builtins_bound_their_arguments),
       cmocka_unit_test(precedence_and_cancellation),
       cmocka_unit_test(triggers_once_cancellation),
       cmocka_unit_test(decisions),
+      cmocka_unit_test(ranges_at_the_int64_limit),
       cmocka_unit_test(actions_and_refusals),
       cmocka_unit_test(runtime_errors_name_rules),
       cmocka_unit_test(arithmetic_at_the_limits),
@@ -849,6 +947,8 @@ int main(void) {
       cmocka_unit_test(sampling_is_legal_and_level_by_level),
       cmocka_unit_test(clone_and_resume),
       cmocka_unit_test(save_and_load_a_suspended_game),
+      cmocka_unit_test(a_failed_any_time_action_saves),
+      cmocka_unit_test(the_verifier_refuses_bad_code),
       cmocka_unit_test(the_test_game_plays),
       cmocka_unit_test(queries_on_a_live_game),
       cmocka_unit_test(queries_are_forgotten),
