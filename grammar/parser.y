@@ -314,6 +314,7 @@ expr: INT { $$ = N(AST_INT, @1); $$->ival = $1; }
     | COST { $$ = named(ls, AST_NAME, @1, "cost"); } /* the action's cost, in guards and effects */
     | PHASE { $$ = named(ls, AST_NAME, @1, "phase"); } /* a data variable may be called phase */
     | KARAMA { $$ = named(ls, AST_NAME, @1, "karama"); } /* and a card karama */
+    | VALUE { $$ = named(ls, AST_NAME, @1, "value"); } /* and an attribute value: attr(c, value) */
     | RULEID { $$ = named(ls, AST_RULEREF, @1, $1); }
     | NAME '(' exprs ')' { $$ = named(ls, AST_CALL, @$, $1); for (uint32_t i = 0; i < $3->nkids; i++) ast_add(A, $$, $3->kids[i]); }
     | '(' expr ')' { $$ = $2; }

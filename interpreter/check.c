@@ -148,6 +148,19 @@ static int find_action(program *p, const char *n) {
     if (!strcmp(p->actions[i].name, n)) return i;
   return -1;
 }
+/* Is N the action of a rule that is not in force in this rule set (an advanced rule in the Basic
+ * game, a rule a variant disabled)?  An `act` may name it: it is never offered. */
+static bool action_of_rule_not_in_force(program *p, const char *n) {
+  for (int r = 0; r < p->nrules; r++) {
+    const rule_rec *rr = &p->rules[r];
+    if (!rr->disabled) continue;
+    for (uint32_t i = 0; rr->items && i < rr->items->nkids; i++) {
+      const node *it = rr->items->kids[i];
+      if (it && it->kind == AST_ACTION && it->name && !strcmp(it->name, n)) return true;
+    }
+  }
+  return false;
+}
 static int find_var(program *p, const char *n) {
   for (int i = 0; i < p->nvars; i++)
     if (!strcmp(p->vars[i].name, n)) return i;
@@ -809,20 +822,22 @@ static void check_stmt(chk *c, node *s) {
     expect(c, s->kids[0], TY_FACTION, check_expr(c, s->kids[0], TY_FACTION));
     node *names = s->kids[1];
     int *list = mt_calloc(names->nkids + 1, sizeof *list);
+    int nlisted = 0;
     for (uint32_t i = 0; i < names->nkids; i++) {
       int a = find_action(p, names->kids[i]->name);
+      if (a < 0 && action_of_rule_not_in_force(p, names->kids[i]->name)) continue; /* never offered */
       if (a < 0) {
         cands cs = {0};
         for (int k = 0; k < p->nactions; k++) cand(&cs, p->actions[k].name);
         unknown(c, names->kids[i]->span, "action", names->kids[i]->name, &cs);
       }
-      list[i] = a;
+      list[nlisted++] = a;
     }
     s->sym = p->nlists;
     VEC_GROW(p->lists, p->nlists, p->caplists);
     p->nlist = mt_realloc(p->nlist, (size_t)p->caplists * sizeof *p->nlist);
     p->lists[p->nlists] = list;
-    p->nlist[p->nlists++] = (int)names->nkids;
+    p->nlist[p->nlists++] = nlisted;
     break;
   }
   case AST_SECRET: {

@@ -95,11 +95,15 @@ static mt_game *played(const char *const *fac, int nfac, uint64_t seed, int step
 
 /* ---- the continuation ------------------------------------------------------------------- */
 
-/* The reproducer of issue 9: a waiting game with a million frames. */
+/* The reproducer of issue 9: a waiting game with a million frames.  Where the
+ * VM's state starts among the words depends on the layout (it is 8-byte
+ * aligned), so the first word the check refuses is either the status (then
+ * the frame count) or a padding word; refuses_each_bad_word places each field
+ * exactly. */
 static void refuses_a_million_frames(void **state) {
   (void)state;
   refused("mentat_state: 1\nfactions: [atreides, fremen]\nvm: [2, 0, 1000000]\n", "build/test_save.yaml:3:");
-  assert_non_null(strstr(diag_text.s, "vm word 2"));
+  assert_true(strstr(diag_text.s, "vm word 2: frame count 1000000") || strstr(diag_text.s, "vm word 0: a padding word"));
 }
 
 /* Where a vm_state field lies among the saved words of G. */
