@@ -14,6 +14,10 @@ echo "== 6-faction Basic games, random bots (level by level), one core:"
 "$BUILD/mentat" simulate --games 1000 --seed 1
 echo "== the same games without the invariant checks (--no-invariants, for balance runs):"
 "$BUILD/mentat" simulate --games 1000 --seed 1 --no-invariants | head -2
+echo "== 6-faction Advanced games (--ruleset advanced), random bots, one core:"
+"$BUILD/mentat" simulate --ruleset advanced --games 1000 --seed 1 | head -2
+echo "== the same Advanced games without the invariant checks:"
+"$BUILD/mentat" simulate --ruleset advanced --games 1000 --seed 1 --no-invariants | head -2
 echo "== uniform bots (uniform over the full list of legal answers), one core:"
 "$BUILD/mentat" simulate --games 50 --seed 1 --bots uniform | head -2
 echo "== heuristic bots (each decision tries up to 24 answers on copies), one core:"
