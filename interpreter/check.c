@@ -125,6 +125,16 @@ static int declare(chk *c, const char *name, int ty, mt_span at) {
   return l.slot;
 }
 
+/* A name in a slot reserved before (an action's parameters and cost: check_action). */
+static void declare_at(chk *c, const char *name, int ty, int slot, mt_span at) {
+  if (c->nlocals >= MAX_LOCALS) {
+    diag_error(c->d, at, "too many local names in one function (the limit is %d)", MAX_LOCALS);
+    return;
+  }
+  local l = {name, slot, ty};
+  c->locals[c->nlocals++] = l;
+}
+
 static local *find_local(chk *c, const char *name) {
   for (int i = c->nlocals - 1; i >= 0; i--)
     if (c->locals[i].name && strcmp(c->locals[i].name, name) == 0) return &c->locals[i];
@@ -1269,6 +1279,13 @@ static void check_action(chk *c, int ai) {
   action_rec *ar = &c->p->actions[ai];
   node *a = ar->ast;
   begin_fn(c, FN_PURE);
+  /* The parameters take slots 0..n-1 and the cost slot n, whatever their domains declare: a
+   * comprehension in a domain ([x in S where ...]) binds its variable in a slot past them. */
+  if (ar->nparams + 1 > MAX_LOCALS) {
+    diag_error(c->d, a->span, "too many local names in one function (the limit is %d)", MAX_LOCALS);
+    return;
+  }
+  c->nslots = ar->nparams + 1;
   for (int i = 0; i < ar->nparams; i++) {
     node *dom = ar->pdomain[i];
     if (dom) {
@@ -1284,10 +1301,9 @@ static void check_action(chk *c, int ai) {
     } else if (ar->ptype[i] != TY_ERROR && domain_size(c, ar->ptype[i]) < 0) {
       diag_error(c->d, a->kids[0]->kids[i]->span, "parameter '%s' of type %s needs a domain (in SET)", ar->pname[i], TN(ar->ptype[i]));
     }
-    declare(c, ar->pname[i], ar->ptype[i], a->kids[0]->kids[i]->span);
+    declare_at(c, ar->pname[i], ar->ptype[i], i, a->kids[0]->kids[i]->span);
   }
-  int cost_slot = declare(c, "cost", TY_INT, a->span);
-  (void)cost_slot;
+  declare_at(c, "cost", TY_INT, ar->nparams, a->span);
   node *items = a->kids[1];
   for (uint32_t i = 0; i < items->nkids; i++) {
     node *it = items->kids[i];

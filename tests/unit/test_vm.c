@@ -278,6 +278,31 @@ static void actions_and_refusals(void **s) {
   mt_rules_free(r);
 }
 
+/* A comprehension in a parameter's domain binds its variable past the parameters and the cost:
+ * the parameters after it, and the cost, keep their own slots. */
+static void domain_comprehension_keeps_parameter_slots(void **s) {
+  (void)s;
+  const char *src = "action 1 \"go\" go(f: faction, t: territory in [x in territories where x != goal_line],\n"
+                    "  n: int in 0..2) {\n  require t != goal_line because 2\n  cost n\n"
+                    "  effect { log \"{f} to {t} with {n} pays {cost}\" } }\n"
+                    "rule 2 \"not the goal\" { }\n"
+                    "game 9 \"t\" { act red: go }";
+  mt_rules *r = fx_compile(src);
+  assert_non_null(r);
+  char err[64];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  mt_choice c;
+  mt_explain why;
+  assert_int_equal(mt_choice_parse(g, "go red canyon 2", &c, err, sizeof err), 0);
+  sb_free(&fx_log);
+  mt_game_set_log(g, fx_narrate, NULL);
+  assert_int_equal(mt_apply(g, &c, &why), MT_FINISHED);
+  assert_string_equal(fx_log.s, "[1] red to canyon with 2 pays 2\n");
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
 static uint64_t test_rand(void *ctx) {
   uint64_t *x = ctx; /* xorshift64: enough for a sampling test */
   *x ^= *x << 13, *x ^= *x >> 7, *x ^= *x << 17;
@@ -935,6 +960,7 @@ int main(void) {
       cmocka_unit_test(decisions),
       cmocka_unit_test(ranges_at_the_int64_limit),
       cmocka_unit_test(actions_and_refusals),
+      cmocka_unit_test(domain_comprehension_keeps_parameter_slots),
       cmocka_unit_test(runtime_errors_name_rules),
       cmocka_unit_test(arithmetic_at_the_limits),
       cmocka_unit_test(decisions_have_a_work_budget),
