@@ -157,6 +157,26 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     }
     return moved;
   }
+  case BI_turn_over: {
+    gf = vm_game_faction(v, a[0]);
+    if (gf < 0) return *err = VE_ABSENT, 0;
+    RANGE_CHECK(a[1] >= 0 && a[1] < def->nkinds, a[1]);
+    RANGE_CHECK(a[2] >= 0 && a[2] < def->nkinds, a[2]);
+    if (a[3] < 0) return *err = VE_RANGE, *errv = a[3], 0;
+    RANGE_CHECK(a[4] >= 0 && a[4] < L->nlocs, a[4]);
+    if (a[3] == 0 || a[1] == a[2]) return 0;
+    int loc = (int)a[4];
+    int have = board_tokens(L, st, loc, gf, (int)a[1]);
+    int n = a[3] > INT16_MAX ? INT16_MAX + 1 : (int)a[3];
+    if (have < n) return *err = VE_SHORT, 0;
+    int other = board_tokens(L, st, loc, gf, (int)a[2]);
+    if (other + n > INT16_MAX) return *err = VE_RANGE, *errv = a[3], 0;
+    /* the new kind first: a kind the faction lacks is refused before anything changes */
+    if (board_set_tokens(L, st, loc, gf, (int)a[2], other + n) != BOARD_OK ||
+        board_set_tokens(L, st, loc, gf, (int)a[1], have - n) != BOARD_OK)
+      return *err = VE_RANGE, 0;
+    return 0;
+  }
   case BI_pooled:
   case BI_pooled_of: {
     gf = vm_game_faction(v, a[0]);

@@ -42,7 +42,13 @@ static bool engine_invariants(mt_game *g, strbuf *out) {
         sb_printf(out, "%s has %d %s tokens at location %d", bf->id, board_tokens(L, st, neg_loc, gf, k), def->kinds[k], neg_loc);
         return false;
       }
+      /* a kind of 0 tokens on the sheet is the other face of the default kind's tokens (turn_over
+       * moves tokens between the two): those are counted with the default kind */
+      if (bf->forces[k] == 0 && k != bf->default_kind) continue;
       long total = totals[slot];
+      if (k == bf->default_kind)
+        for (int j = 0; j < def->nkinds; j++)
+          if (j != k && bf->forces[j] == 0 && L->slot[gf][j] >= 0) total += totals[L->slot[gf][j]];
       if (total != bf->forces[k]) {
         sb_printf(out, "%s has %ld %s tokens in all places, but its sheet has %d", bf->id, total, def->kinds[k], bf->forces[k]);
         return false;
