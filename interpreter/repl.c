@@ -1843,10 +1843,12 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
   /* a command that changes the game keeps the state before it for undo, and a
    * failed one puts it back: whatever it did before failing is undone */
   mt_game *before = mt_clone(R->g);
+  uint64_t bot_rng = R->bot_rng; /* the bots' generator is put back too */
   int rc = run_command(R, cmd, argc, argv, rest);
   if (rc < 0) {
     mt_game_free(R->g);
     R->g = before;
+    R->bot_rng = bot_rng;
     attach(R, before);
   } else {
     remember(R, before);
