@@ -61,7 +61,7 @@ static node *rule(struct lex_state *ls, mt_span loc, int form, const char *id, c
 %token PROCEDURE "procedure" INVARIANT "invariant" CHECK "check" REQUIRE "require" FORBID "forbid" BECAUSE "because"
 %token COST "cost" EFFECT "effect" WHEN "when" WHERE "where" ORDER "order" LET "let" SET "set"
 %token IF "if" ELSE "else" FOR "for" IN "in" BY "by" BREAK "break" SIGNAL "signal" RUN "run"
-%token MAY "may" ACT "act" ASK "ask" FROM "from" SECRET "secret" CANCEL "cancel" LOG "log"
+%token MAY "may" ACT "act" IS "is" CAN "can" ASK "ask" FROM "from" SECRET "secret" CANCEL "cancel" LOG "log"
 %token FINISH "finish" AND "and" OR "or" NOT "not" TRUE "true" FALSE "false" NONE "none"
 %token EQ "==" NE "!=" LE "<=" GE ">=" DOTDOT ".."
 %token <int> AGG "aggregate"
@@ -69,7 +69,7 @@ static node *rule(struct lex_state *ls, mt_span loc, int form, const char *id, c
 %token <int64_t> INT "integer"
 
 %type <node *> file decls decl rule_decl rule_head_items links link_ids items item member stmt
-%type <node *> block else_part expr params param_list param bind_list binders names exprs
+%type <node *> block else_part expr params param_list param bind_list binders names act_names act_name exprs
 %type <node *> opt_where opt_by type action_items action_item variant_items variant_item
 %type <node *> rules_list opt_args opt_type opt_when
 %type <const char *> ruleid opt_because opt_name opt_title typename varname
@@ -235,6 +235,7 @@ action_item: REQUIRE expr opt_because { $$ = N(AST_REQUIRE, @2); $$->name = $3; 
            | FORBID expr opt_because { $$ = N(AST_FORBID, @2); $$->name = $3; ast_add(A, $$, $2); }
            | COST expr { $$ = N(AST_COST, @2); ast_add(A, $$, $2); }
            | EFFECT block { $$ = N(AST_EFFECT, @1); ast_add(A, $$, $2); }
+           | IS names { $$ = N(AST_KINDS, @1); for (uint32_t i = 0; i < $2->nkids; i++) ast_add(A, $$, $2->kids[i]); }
            ;
 opt_because: %empty { $$ = NULL; } | BECAUSE ruleid { $$ = $2; } ;
 opt_where: %empty { $$ = NULL; } | WHERE expr { $$ = $2; } ;
@@ -261,6 +262,15 @@ bind_list: NAME { $$ = N(AST_LIST, @1); ast_add(A, $$, named(ls, AST_NAME, @1, $
 names: NAME { $$ = N(AST_LIST, @1); ast_add(A, $$, named(ls, AST_NAME, @1, $1)); }
      | names ',' NAME { $$ = ast_add(A, $1, named(ls, AST_NAME, @3, $3)); }
      ;
+/* the actions a decision offers: names, and `any KIND` for every action of a kind (ival 1) */
+act_names: act_name { $$ = N(AST_LIST, @1); ast_add(A, $$, $1); }
+         | act_names ',' act_name { $$ = ast_add(A, $1, $3); }
+         ;
+act_name: NAME { $$ = named(ls, AST_NAME, @1, $1); }
+        | AGG NAME {
+            $$ = named(ls, AST_NAME, @2, $2); $$->ival = 1;
+            if ($1 != AGG_ANY) mterror(&@1, NULL, ls, "an action list names actions, or 'any KIND' for every action of a kind"); }
+        ;
 type: typename { $$ = named(ls, AST_TYPE, @1, $1); }
     | SET OF typename { $$ = named(ls, AST_TYPE, @$, $3); $$->op = 1; }
     ;
@@ -281,7 +291,7 @@ stmt: LET NAME '=' expr { $$ = named(ls, AST_LET, @2, $2); ast_add(A, $$, $4); }
     | RUN NAME { $$ = named(ls, AST_RUN, @2, $2); }
     | RUN NAME '(' exprs ')' { $$ = named(ls, AST_RUN, @2, $2); for (uint32_t i = 0; i < $4->nkids; i++) ast_add(A, $$, $4->kids[i]); }
     | MAY expr STRING block { $$ = N(AST_MAY, @1); ast_add(A, $$, $2); node *s = N(AST_STR, @3); s->str = $3; ast_add(A, $$, s); ast_add(A, $$, $4); }
-    | ACT expr ':' names { $$ = N(AST_ACT, @1); ast_add(A, $$, $2); ast_add(A, $$, $4); }
+    | ACT expr ':' act_names { $$ = N(AST_ACT, @1); ast_add(A, $$, $2); ast_add(A, $$, $4); }
     | SECRET NAME IN expr block { $$ = named(ls, AST_SECRET, @2, $2); ast_add(A, $$, $4); ast_add(A, $$, $5); }
     | CANCEL expr FOR NAME {
         $$ = N(AST_CANCEL, @1); ast_add(A, $$, $2); ast_add(A, $$, NULL);
@@ -322,6 +332,7 @@ expr: INT { $$ = N(AST_INT, @1); $$->ival = $1; }
     | '[' NAME IN expr opt_where ']' { $$ = named(ls, AST_COMPREHENSION, @$, $2); ast_add(A, $$, $4); ast_add(A, $$, $5); }
     | AGG '(' NAME IN expr opt_where ':' expr ')' {
         $$ = named(ls, AST_AGGREGATE, @$, $3); $$->op = (uint16_t)$1; ast_add(A, $$, $5); ast_add(A, $$, $6); ast_add(A, $$, $8); }
+    | CAN '(' expr ':' act_names ')' { $$ = N(AST_CAN, @$); ast_add(A, $$, $3); ast_add(A, $$, $5); }
     | ASK expr STRING FROM expr %prec ASKPREC {
         $$ = N(AST_ASK, @$); ast_add(A, $$, $2); node *s = N(AST_STR, @3); s->str = $3; ast_add(A, $$, s); ast_add(A, $$, $5); }
     | '-' expr %prec UMINUS { $$ = un(ls, BOP_NEG, $2, @$); }

@@ -10,6 +10,7 @@
  * a walk.  Every evaluation is charged to the decision's account (vm_work),
  * so a decision whose answers cannot be found within the budget stops with
  * an error naming it (mt_decision_error), never a silent "no answer". */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -560,6 +561,27 @@ static int legal_nth(mt_game *g, size_t k, mt_choice *out) {
     enum_params(&e, 1);
   }
   return e.n > k;
+}
+
+/* `can(F: list)` during a run (vm.can_act): does faction F have a legal answer
+ * among the actions of LIST?  Judged as a decision's answers are, stopping at
+ * the first; the running frame is untouched (guards run on scratch stacks). */
+bool game_can_act(vm *v, int list, int64_t faction) {
+  mt_game *g = (mt_game *)(void *)((char *)v - offsetof(mt_game, v));
+  const program *p = &g->r->prog;
+  if (list < 0 || list >= p->nlists) return false;
+  mt_choice tmp;
+  enum_ctx e = {g, &tmp, 1, 0, 0, {0}, 1, 0, false, true};
+  vm_memo_reset(v);
+  for (int i = 0; i < p->nlist[list] && e.n == 0; i++) {
+    e.action = p->lists[list][i];
+    if (e.action < 0) continue;
+    e.args[0] = faction;
+    if (p->actions[e.action].nparams > 1 && !prefix_ok(&e, 0)) continue;
+    enum_params(&e, 1);
+  }
+  vm_memo_reset(v); /* the run goes on changing the state */
+  return e.n > 0;
 }
 
 /* The legal answers into OUT (up to CAP); the count, or STOP when it stops there (0: never). */

@@ -45,11 +45,11 @@ mt_span ast_join(mt_span a, mt_span b) {
 const char *ast_kind_name(int kind) {
   static const char *const names[] = {
       "file", "event", "var", "rule", "link", "faction", "card", "variant", "disable", "replace",
-      "order", "value", "action", "check", "require", "forbid", "cost", "effect", "trigger",
+      "order", "value", "action", "check", "require", "forbid", "cost", "effect", "is", "trigger",
       "procedure", "invariant", "body", "param", "type", "block", "let", "set", "if", "for", "break", "signal",
       "run", "may", "act", "secret", "cancel", "log", "finish", "call statement", "integer",
       "boolean", "none", "string", "name", "rule reference", "call", "unary", "binary",
-      "conditional", "set literal", "comprehension", "aggregate", "range", "ask", "list"};
+      "conditional", "set literal", "comprehension", "aggregate", "range", "ask", "can", "list"};
   _Static_assert(sizeof names / sizeof *names == AST__COUNT, "ast kind names");
   return kind >= 0 && kind < AST__COUNT ? names[kind] : "?";
 }

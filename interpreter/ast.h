@@ -37,6 +37,7 @@ typedef enum {
   AST_FORBID,   /* kids[0] cond; name = because rule id or NULL */
   AST_COST,     /* kids[0] expr */
   AST_EFFECT,   /* kids[0] block */
+  AST_KINDS,    /* `is K1, K2`: kids: the kind names (AST_NAME) an action (or a check's action) is of */
   AST_TRIGGER,  /* op = TRIG_*; name = event; kids[0] binders (AST_LIST of AST_NAME),
                    [1] where or NULL, [2] block */
   AST_PROC,     /* `procedure NAME(params) { }`: name; kids[0] params, [1] block */
@@ -54,7 +55,7 @@ typedef enum {
   AST_SIGNAL,   /* name = event; kids: args */
   AST_RUN,      /* name = phase/step/procedure; kids: args */
   AST_MAY,      /* kids[0] faction, [1] prompt (AST_STR), [2] block */
-  AST_ACT,      /* kids[0] faction, [1] actions (AST_LIST of AST_NAME) */
+  AST_ACT,      /* kids[0] faction, [1] actions (AST_LIST of AST_NAME; ival 1: `any KIND`) */
   AST_SECRET,   /* name = loop var; kids[0] set, [1] block */
   AST_CANCEL,   /* kids[0] rule expr; ival = scope (SCOPE_*); kids[1] faction or NULL */
   AST_LOG,      /* kids[0] message (AST_STR with {expr} holes: kids of the STR) */
@@ -76,6 +77,7 @@ typedef enum {
   AST_AGGREGATE,/* op = AGG_*; name = var; kids[0] iterable, [1] where or NULL, [2] expr or NULL */
   AST_RANGE,    /* kids[0]..kids[1] */
   AST_ASK,      /* kids[0] faction, [1] prompt (AST_STR), [2] from-expr (set or range) */
+  AST_CAN,      /* `can(F: actions)`: kids[0] faction, [1] actions as for AST_ACT; sym = list */
   AST_LIST,     /* generic list */
   AST__COUNT
 } ast_kind;

@@ -223,6 +223,90 @@ static void unknown(chk *c, mt_span at, const char *what, const char *name, cand
   mt_free(cs->v);
 }
 
+/* Whether some rule, in force or not, says an action is of kind K (`is K`). */
+static bool kind_declared(const program *p, const char *kind) {
+  for (int r = 0; r < p->nrules; r++) {
+    const rule_rec *rr = &p->rules[r];
+    for (uint32_t i = 0; rr->items && i < rr->items->nkids; i++) {
+      const node *it = rr->items->kids[i];
+      if (!it || (it->kind != AST_ACTION && it->kind != AST_CHECK)) continue;
+      const node *items = it->kids[it->kind == AST_ACTION ? 1 : 2];
+      for (uint32_t j = 0; items && j < items->nkids; j++) {
+        const node *x = items->kids[j];
+        if (!x || x->kind != AST_KINDS) continue;
+        for (uint32_t k = 0; k < x->nkids; k++)
+          if (!strcmp(x->kids[k]->name, kind)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+static bool action_is(const action_rec *ar, const char *k) {
+  for (int i = 0; i < ar->nkinds; i++)
+    if (!strcmp(ar->kinds[i], k)) return true;
+  return false;
+}
+
+/* Adds the kinds of an `is` item to action AR (once each). */
+static void add_kinds(chk *c, action_rec *ar, const node *is) {
+  for (uint32_t k = 0; k < is->nkids; k++) {
+    const char *name = is->kids[k]->name;
+    if (action_is(ar, name)) continue;
+    if (ar->nkinds == MAX_KINDS) {
+      diag_error(c->d, is->kids[k]->span, "action '%s' is of too many kinds (the limit is %d)", ar->name, MAX_KINDS);
+      return;
+    }
+    ar->kinds[ar->nkinds++] = name;
+  }
+}
+
+/* The action list of an `act` decision or a `can` test: each named action,
+ * and for `any K` every action of kind K in force, in declaration order,
+ * each once.  An action of a rule not in force is left out. */
+static int action_list(chk *c, node *names) {
+  program *p = c->p;
+  int cap = (int)names->nkids + p->nactions + 1, nlisted = 0;
+  int *list = mt_calloc((size_t)cap, sizeof *list);
+  for (uint32_t i = 0; i < names->nkids; i++) {
+    node *nm = names->kids[i];
+    if (nm->ival == 1) { /* any KIND */
+      int found = 0;
+      for (int a = 0; a < p->nactions; a++) {
+        if (!action_is(&p->actions[a], nm->name)) continue;
+        found++;
+        bool dup = false;
+        for (int j = 0; j < nlisted && !dup; j++) dup = list[j] == a;
+        if (!dup) list[nlisted++] = a;
+      }
+      if (!found && !kind_declared(p, nm->name)) {
+        cands cs = {0};
+        for (int a = 0; a < p->nactions; a++)
+          for (int k = 0; k < p->actions[a].nkinds; k++) cand(&cs, p->actions[a].kinds[k]);
+        unknown(c, nm->span, "kind of action", nm->name, &cs);
+      }
+      continue;
+    }
+    int a = find_action(p, nm->name);
+    if (a < 0 && action_of_rule_not_in_force(p, nm->name)) continue; /* never offered */
+    if (a < 0) {
+      cands cs = {0};
+      for (int k = 0; k < p->nactions; k++) cand(&cs, p->actions[k].name);
+      unknown(c, nm->span, "action", nm->name, &cs);
+    }
+    bool dup = false;
+    for (int j = 0; j < nlisted && !dup; j++) dup = a >= 0 && list[j] == a;
+    if (!dup) list[nlisted++] = a;
+  }
+  int id = p->nlists;
+  VEC_GROW(p->lists, p->nlists, p->caplists);
+  p->nlist = mt_realloc(p->nlist, (size_t)p->caplists * sizeof *p->nlist);
+  p->lists[p->nlists] = list;
+  p->nlist[p->nlists++] = nlisted;
+  return id;
+}
+
+
 /* Entity constants named NAME, preferring the expected type WANT. */
 static bool entity_const(chk *c, const char *name, int want, int *ty, int64_t *val) {
   const board_def *def = c->def;
@@ -684,6 +768,14 @@ static int check_expr(chk *c, node *n, int want) {
     expect(c, n->kids[1], TY_INT, check_expr(c, n->kids[1], TY_INT));
     ty = TY_RANGE;
     break;
+  case AST_CAN:
+    if (c->kind == FN_PURE)
+      diag_error(c->d, n->span, "can judges actions' guards and cannot be used in a value, guard or cost; "
+                                "use it in a statement or a trigger");
+    expect(c, n->kids[0], TY_FACTION, check_expr(c, n->kids[0], TY_FACTION));
+    n->sym = action_list(c, n->kids[1]);
+    ty = TY_BOOL;
+    break;
   case AST_ASK: {
     need_effects(c, n, "ask");
     expect(c, n->kids[0], TY_FACTION, check_expr(c, n->kids[0], TY_FACTION));
@@ -827,29 +919,11 @@ static void check_stmt(chk *c, node *s) {
     check_format(c, s->kids[1]);
     check_block(c, s->kids[2]);
     break;
-  case AST_ACT: {
+  case AST_ACT:
     need_effects(c, s, "act");
     expect(c, s->kids[0], TY_FACTION, check_expr(c, s->kids[0], TY_FACTION));
-    node *names = s->kids[1];
-    int *list = mt_calloc(names->nkids + 1, sizeof *list);
-    int nlisted = 0;
-    for (uint32_t i = 0; i < names->nkids; i++) {
-      int a = find_action(p, names->kids[i]->name);
-      if (a < 0 && action_of_rule_not_in_force(p, names->kids[i]->name)) continue; /* never offered */
-      if (a < 0) {
-        cands cs = {0};
-        for (int k = 0; k < p->nactions; k++) cand(&cs, p->actions[k].name);
-        unknown(c, names->kids[i]->span, "action", names->kids[i]->name, &cs);
-      }
-      list[nlisted++] = a;
-    }
-    s->sym = p->nlists;
-    VEC_GROW(p->lists, p->nlists, p->caplists);
-    p->nlist = mt_realloc(p->nlist, (size_t)p->caplists * sizeof *p->nlist);
-    p->lists[p->nlists] = list;
-    p->nlist[p->nlists++] = nlisted;
+    s->sym = action_list(c, s->kids[1]);
     break;
-  }
   case AST_SECRET: {
     need_effects(c, s, "secret");
     int st = check_expr(c, s->kids[0], TY_FACTION | TY_SETBIT);
@@ -1259,6 +1333,9 @@ static void declare_action(chk *c, int rule, node *a) {
   if (params->nkids > MAX_PARAMS) diag_error(c->d, a->span, "at most %d parameters", MAX_PARAMS);
   if (r.nparams == 0 || r.ptype[0] != TY_FACTION)
     diag_error(c->d, a->span, "the first parameter of an action is the faction taking it (f: faction)");
+  node *items = a->kids[1];
+  for (uint32_t i = 0; items && i < items->nkids; i++)
+    if (items->kids[i] && items->kids[i]->kind == AST_KINDS) add_kinds(c, &r, items->kids[i]);
   VEC_PUSH(p->actions, p->nactions, p->capactions, r);
 }
 
@@ -1359,6 +1436,7 @@ static void check_check(chk *c, int rule, node *k) {
     node *it = items->kids[i];
     if (!it) continue;
     if (it->kind == AST_REQUIRE || it->kind == AST_FORBID) add_guard(c, &p->actions[ai], rule, it, p->nchecks);
+    else if (it->kind == AST_KINDS) continue; /* added with the declarations (sema_check, pass 1) */
     else diag_error(c->d, it->span, "a check adds guards (require/forbid); costs and effects belong to the action");
   }
   k->slot = c->nslots;
@@ -1502,6 +1580,18 @@ bool sema_check(program *p, diag *d, arena *a) {
       if (it->kind == AST_VALUE && it->kids[1]) declare_value(&c, r, it);
       else if (it->kind == AST_ACTION) declare_action(&c, r, it);
       else if (it->kind == AST_PROC) declare_proc(&c, r, it);
+    }
+  }
+  /* the kinds a check gives its action (`is K` in a check of a rule in force) */
+  for (int r = 0; r < p->nrules; r++) {
+    rule_rec *rr = &p->rules[r];
+    if (rr->disabled) continue;
+    for (uint32_t i = 0; rr->items && i < rr->items->nkids; i++) {
+      node *it = rr->items->kids[i];
+      if (!it || it->kind != AST_CHECK) continue;
+      int ai = find_action(p, it->name);
+      for (uint32_t j = 0; ai >= 0 && j < it->kids[2]->nkids; j++)
+        if (it->kids[2]->kids[j] && it->kids[2]->kids[j]->kind == AST_KINDS) add_kinds(&c, &p->actions[ai], it->kids[2]->kids[j]);
     }
   }
   (void)is_member;

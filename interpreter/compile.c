@@ -558,6 +558,10 @@ static void expr(cg *c, node *n) {
     op1(c, OP_LOAD, by ? a.best : a.acc);
     break;
   }
+  case AST_CAN:
+    expr(c, n->kids[0]);
+    op1(c, OP_CAN, n->sym);
+    break;
   case AST_ASK: {
     node *from = n->kids[2];
     prompt_holes(c, n->kids[1]);

@@ -4,11 +4,21 @@
  * included) and the game's state; nothing here is canned text. */
 #include "explain.h"
 
+
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "game.h"
+
+/* The source extent of an expression: its own span joined with its operands' (a binary
+ * operator's span is its operator). */
+static mt_span full_span(const node *n) {
+  mt_span s = n->span;
+  for (uint32_t i = 0; i < n->nkids; i++)
+    if (n->kids[i] && n->kind != AST_STR) s = ast_join(s, full_span(n->kids[i]));
+  return s;
+}
 
 static const char *const form_names[] = {"rule", "ability", "value", "action", "phase", "step", "game"};
 
@@ -63,8 +73,15 @@ static void hooks(const program *p, int r, strbuf *text, strbuf *json) {
   for (int i = 0; i < p->nvalues; i++)
     for (int k = 0; k < p->values[i].ndefs; k++)
       if (p->values[i].defs[k].rule == r) HOOK("value %s", p->values[i].name);
-  for (int i = 0; i < p->nactions; i++)
-    if (p->actions[i].rule == r) HOOK("action %s", p->actions[i].name);
+  for (int i = 0; i < p->nactions; i++) {
+    if (p->actions[i].rule != r) continue;
+    char kinds[160] = "";
+    size_t kl = 0;
+    for (int k = 0; k < p->actions[i].nkinds && kl < sizeof kinds; k++)
+      kl += (size_t)snprintf(kinds + kl, sizeof kinds - kl, "%s%s", k ? ", " : " (is ", p->actions[i].kinds[k]);
+    if (kl && kl + 1 < sizeof kinds) kinds[kl] = ')', kinds[kl + 1] = 0;
+    HOOK("action %s%s", p->actions[i].name, kinds);
+  }
   for (int i = 0; i < p->nchecks; i++)
     if (p->checks[i].rule == r) HOOK("guards on action %s", p->actions[p->checks[i].action].name);
   for (int i = 0; i < p->nactions; i++)
@@ -386,7 +403,9 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
     if (dom) {
       size_t len;
       const char *src = diag_source_text(g->r->d, dom->span.file, &len);
-      sb_printf(&t, ", which allows only %s in %.*s", a->pname[i], (int)(dom->span.end - dom->span.start), src + dom->span.start);
+      mt_span at = dom->span; /* a range's own span is its `..`: the source text runs from its low bound to its high one */
+      if (dom->kind == AST_RANGE) at = ast_join(ast_join(at, full_span(dom->kids[0])), full_span(dom->kids[1]));
+      sb_printf(&t, ", which allows only %s in %.*s", a->pname[i], (int)(at.end - at.start), src + at.start);
     }
     /* the facts behind the domain, evaluated with the choice's arguments */
     strbuf ftext = {0}, fjson = {0};

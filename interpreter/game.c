@@ -206,6 +206,7 @@ static void bind(mt_game *g) {
   g->v.st = g->block;
   uintptr_t ext = (uintptr_t)board_ext(g->L, g->block);
   g->v.vs = (vm_state *)(void *)((ext + 7) & ~(uintptr_t)7);
+  g->v.can_act = game_can_act;
 }
 
 /* A game over layout L and state block ST (both taken). */

@@ -66,6 +66,8 @@ bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty,
  * found without listing the others: actions are tried from the fewest
  * parameters up, each stopping at its first answer.  False if none. */
 bool game_first_fewest(mt_game *g, mt_choice *out);
+/* vm.can_act: whether faction F has a legal answer among action list LIST now. */
+bool game_can_act(vm *v, int list, int64_t faction);
 /* Takes one more reference to R (released by mt_rules_free): games hold
  * their rules, so freeing the rules while games built on them live is safe. */
 const mt_rules *game_rules_retain(const mt_rules *r);

@@ -15,6 +15,7 @@
 #include "diag.h"
 
 #define MAX_PARAMS 8
+#define MAX_KINDS 8 /* kinds one action may be of (`is K`) */
 #define MAX_LOCALS 250
 
 enum { LEVEL_BASE, LEVEL_FACTION, LEVEL_CARD, LEVEL_VARIANT };
@@ -117,6 +118,8 @@ typedef struct action_rec {
   node *effect;
   guard_rec *guards;
   int nguards, capguards;
+  const char *kinds[MAX_KINDS]; /* `is K`: what the action is a kind of (its own and its checks'), in force */
+  int nkinds;
   mt_span span;
 } action_rec;
 

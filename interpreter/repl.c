@@ -432,11 +432,29 @@ static int pool_count(repl *R, int pool, int gf, int kind) {
   return n;
 }
 
-/* Moves N tokens of KIND into location TO, taking from FROM1 then FROM2. */
+/* Moves N tokens of KIND into location TO, taking from FROM1 then FROM2.  A
+ * kind of which the faction's sheet has no tokens is the flip side of its
+ * default kind (docs/components.md): what is short of it is taken as tokens
+ * of the default kind and turned over where they arrive. */
 static int fetch(repl *R, int gf, int kind, int n, int to, int from1, int from2) {
   const board_layout *L = LAY(R);
+  const board_faction *bf = &DEF(R)->factions[L->faction[gf]];
   int a = board_tokens(L, ST(R), from1, gf, kind);
   int b = from2 >= 0 ? board_tokens(L, ST(R), from2, gf, kind) : 0;
+  int d = bf->default_kind, flip = 0;
+  if (a + b < n && bf->forces[kind] == 0 && kind != d) {
+    int da = board_tokens(L, ST(R), from1, gf, d), db = from2 >= 0 ? board_tokens(L, ST(R), from2, gf, d) : 0;
+    if (a + b + da + db < n)
+      return fail(R, "only %d %s tokens are available (reserves and tanks, %s tokens to turn over included)", a + b + da + db,
+                  DEF(R)->kinds[kind], DEF(R)->kinds[d]);
+    flip = n - a - b;
+    int x = da < flip ? da : flip;
+    if (x) board_move_tokens(L, ST(R), gf, d, from1, to, x);
+    if (flip - x) board_move_tokens(L, ST(R), gf, d, from2, to, flip - x);
+    board_set_tokens(L, ST(R), to, gf, d, board_tokens(L, ST(R), to, gf, d) - flip);
+    board_set_tokens(L, ST(R), to, gf, kind, board_tokens(L, ST(R), to, gf, kind) + flip);
+    n -= flip;
+  }
   if (a + b < n) return fail(R, "only %d %s tokens are available (reserves and tanks)", a + b, DEF(R)->kinds[kind]);
   int x = a < n ? a : n;
   if (x) board_move_tokens(L, ST(R), gf, kind, from1, to, x);
@@ -1572,6 +1590,10 @@ static int cmd_branch(repl *R, int argc, char **argv) {
     }
     R->branches[k].g = mt_clone(R->g);
     say(R, "branch %s: a copy of this position", argv[1]);
+    return 0;
+  }
+  if (!strcmp(argv[1], R->branch[0] ? R->branch : "main")) {
+    say(R, "already on branch %s", argv[1]);
     return 0;
   }
   if (k < 0) {

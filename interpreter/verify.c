@@ -204,6 +204,7 @@ static bool operands_ok(vctx *c, uint32_t pc) {
   case OP_CONFLICT: ok = a >= 0 && a < p->nrules && b >= 0 && b < p->nrules; break;
   case OP_NO_DEF: ok = a >= 0 && a < p->nvalues; break;
   case OP_PROMPT:
+  case OP_CAN:
   case OP_ACT: ok = a >= 0 && a < p->nlists; break;
   case OP_ASK: ok = b >= 0 && b < p->nstrings; break;
   case OP_ASK_RANGE:
@@ -281,6 +282,7 @@ static void step(vctx *c, uint32_t i) {
   case OP_RULE_ACTIVE:
   case OP_RULE_PRESENT:
   case OP_RULE_TRY:
+  case OP_CAN:
   case OP_GUARD_RESULT: res = TY_BOOL; break;
   case OP_SET_UNION: res = args[0] == args[1] ? args[0] : args[0] == K_ZERO ? args[1] : args[1] == K_ZERO ? args[0] : K_ANY; break;
   case OP_SET_DIFF: res = args[0]; break; /* a subset of the first */

@@ -694,6 +694,13 @@ dispatch:
     vs->dec.list = A_;
     goto suspend;
   }
+  CASE(CAN) { /* judged by the game's answer search, on scratch stacks: this frame's registers are untouched */
+    if (R->scratch || !v->can_act) FAIL(VE_INTERNAL, 0, 0, 0);
+    y = POP();
+    /* while the game is positioned at a phase (seek), nothing outside the phases is played */
+    PUSH(vs->seek_phase < 0 && v->can_act(v, A_, y) ? 1 : 0);
+    DISPATCH();
+  }
   CASE(SECRET) vs->secret = A_; DISPATCH();
   CASE(LOG) {
     int n = p->nlist[B_];

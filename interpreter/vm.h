@@ -102,6 +102,9 @@ typedef struct vm {
   int32_t cycle[8];    /* VE_STACK: the functions of the innermost repeating calls (for the message) */
   int ncycle;
   vm_work work;        /* the pending decision's listing and sampling (game.c) */
+  /* `can(F: list)`: whether faction F has a legal answer among the actions of
+   * list LIST now (answers.c); NULL where no game runs the VM */
+  bool (*can_act)(struct vm *v, int list, int64_t faction);
 } vm;
 
 /* Starts a new memo epoch: call before evaluating after any state change. */

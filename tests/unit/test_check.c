@@ -81,6 +81,10 @@ static void effects_only_where_allowed(void **s) {
   rejects_with("value 1 \"v\" v(f: faction): int = ask f \"x\" from 1..2\n", "ask has an effect");
   rejects_with("action 1 \"a\" a(f: faction) { require random(2) == 1 }\n", "random has an effect");
   rejects_with("game 1 \"g\" { break }\n", "'break' outside a loop");
+  rejects_with("action 1 \"a\" a(f: faction) { is t\n effect { } }\n"
+               "value 2 \"v\" v(f: faction): bool = can(f: any t)\n", "can judges actions' guards and cannot be used in a value");
+  rejects_with("action 1 \"a\" a(f: faction) { is trick\n effect { } }\n"
+               "game 2 \"g\" { act red: any tricks }\n", "unknown kind of action 'tricks' (did you mean 'trick'?)");
 }
 
 static void registry_and_links(void **s) {

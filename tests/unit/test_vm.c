@@ -55,6 +55,7 @@ static int run_src(const char *src, const char *answers, mt_rules **out_rules, m
     }
     mt_explain why;
     st = mt_apply(g, &c, &why);
+    if (st < 0) print_message("refused: %s (pending: %s)\n", why.text, mt_pending(g)->prompt);
     assert_true(st >= 0);
   }
   if (out_rules) *out_rules = r;
@@ -227,6 +228,31 @@ static void decisions(void **s) {
              " may blue \"ok?\" { log \"yes\" }\n"
              " let x = b(red) + b(blue) * 10 + b(green) * 100\n log \"{x} {t}\" }",
              "1;2;3;canyon;yes", "[9] yes\n[9] 213 canyon\n");
+}
+
+/* `is K`, `any K` and `can`: only a faction with a legal action of the kind is asked, and the
+ * decision offers every action of the kind (one given its kind by a check too). */
+static void kinds_of_action_and_can(void **s) {
+  (void)s;
+  static const char src[] =
+      "rule 1 \"r\" {\n"
+      " action carry_on(f: faction) { effect { } }\n"
+      " action boost(f: faction, n: int in 1..fuel(f)) { is trick\n require f == red\n effect { log \"{f} boosts {n}\" } }\n"
+      " action brake(f: faction) { is trick, slow\n require fuel(f) > 100\n effect { log \"{f} brakes\" } }\n"
+      " action coast(f: faction) { effect { log \"{f} coasts\" } }\n"
+      "}\n"
+      "rule 2 \"blue coasts as a trick\" amends 1 { check coast(f) { is trick\n require fuel(f) == 5 } }\n"
+      "game 9 \"t\" {\n"
+      " set fuel(red) = %d\n set fuel(blue) = %d\n set fuel(green) = 3\n"
+      " for f in factions where can(f: any trick) { act f: any trick, carry_on }\n"
+      " log \"done\"\n}\n";
+  char buf[1024];
+  snprintf(buf, sizeof buf, src, 2, 5);
+  expect_log(buf, "coast blue;boost red 2", "[1] blue coasts\n[1] red boosts 2\n[9] done\n");
+  snprintf(buf, sizeof buf, src, 2, 4); /* blue cannot coast as a trick: only red is asked */
+  expect_log(buf, "carry_on red", "[9] done\n");
+  snprintf(buf, sizeof buf, src, 0, 4); /* nobody can: nobody is asked */
+  expect_log(buf, NULL, "[9] done\n");
 }
 
 /* A range that ends at the largest integer lists its answers and stops there. */
@@ -958,6 +984,7 @@ int main(void) {
       cmocka_unit_test(precedence_and_cancellation),
       cmocka_unit_test(triggers_once_cancellation),
       cmocka_unit_test(decisions),
+      cmocka_unit_test(kinds_of_action_and_can),
       cmocka_unit_test(ranges_at_the_int64_limit),
       cmocka_unit_test(actions_and_refusals),
       cmocka_unit_test(domain_comprehension_keeps_parameter_slots),
