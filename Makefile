@@ -140,13 +140,16 @@ unit: $(TEST_BINS)
 golden: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-golden.sh
 
-# the worked session of docs/console.md, compared with its recorded output
+# the worked sessions of docs/console.md and docs/advanced.md, each compared with its recorded output
+SESSIONS = console-session advanced-session
 session: $(BUILD)/mentat
-	@$(BUILD)/mentat repl docs/console-session.mentat > $(BUILD)/console-session.out 2>&1 || true
-	@diff -u docs/console-session.out $(BUILD)/console-session.out && echo "console session: 1 passed, 0 failed" \
-	  || { echo "console session differs: review, then make session-update"; exit 1; }
+	@pass=0; fail=0; for s in $(SESSIONS); do \
+	  $(BUILD)/mentat repl docs/$$s.mentat > $(BUILD)/$$s.out 2>&1 || true; \
+	  if diff -u docs/$$s.out $(BUILD)/$$s.out; then pass=$$((pass+1)); \
+	  else fail=$$((fail+1)); echo "docs/$$s.out differs: review, then make session-update"; fi; \
+	done; echo "worked sessions: $$pass passed, $$fail failed"; [ $$fail -eq 0 ]
 session-update: $(BUILD)/mentat
-	@$(BUILD)/mentat repl docs/console-session.mentat > docs/console-session.out 2>&1 || true
+	@for s in $(SESSIONS); do $(BUILD)/mentat repl docs/$$s.mentat > docs/$$s.out 2>&1 || true; done
 
 determinism: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-determinism.sh
