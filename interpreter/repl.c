@@ -86,7 +86,10 @@ static void on_fired(void *ud, int fn) {
   const func_rec *f = &p->funcs[fn];
   if (f->rule < 0 || R->fired.n > 60000) return;
   const rule_rec *rr = &p->rules[f->rule];
-  sb_printf(&R->fired, "  %s (%s): %s\n", rr->id, rr->title ? rr->title : "", f->what);
+  char line[512];
+  snprintf(line, sizeof line, "  %s (%s): %s\n", rr->id, rr->title ? rr->title : "", f->what);
+  if (R->fired.s && strstr(R->fired.s, line)) return; /* each rule's code is named once */
+  sb_puts(&R->fired, line);
 }
 
 /* Makes G the current game.  The console's rule set is always the current
@@ -1009,14 +1012,19 @@ static void show_secrets(repl *R, int f, int gf, bool json, int viewer) {
     int32_t x = board_var_get(LAY(R), ST(R), v->board_var, gf, 0);
     if (x == v->init_value) continue;
     bool seen = may_see(LAY(R)->vars[v->board_var].visibility, viewer, f);
+    strbuf val = {0}; /* by its type: a card by name, a number as a number */
+    vm_format_value(&R->g->v, v->type, x, &val);
+    bool number = v->type == TY_INT || v->type == TY_BOOL;
     if (first) say(R, "\n  secret:");
-    if (seen) say(R, " %s %d", v->name, x);
+    if (seen) say(R, " %s %s", v->name, val.s ? val.s : "");
     else say(R, " %s hidden", v->name);
     if (json) {
       sb_printf(&R->jextra, "%s\"%s\":", first ? ",\"secrets\":{" : ",", v->name);
-      if (seen) sb_printf(&R->jextra, "%d", x);
-      else sb_puts(&R->jextra, "null");
+      if (!seen) sb_puts(&R->jextra, "null");
+      else if (number) sb_printf(&R->jextra, "%d", x);
+      else sb_json_str(&R->jextra, val.s ? val.s : "");
     }
+    sb_free(&val);
     first = 0;
   }
   if (json && !first) sb_putc(&R->jextra, '}');
@@ -1142,7 +1150,7 @@ static int cmd_show(repl *R, int argc, char **argv) {
   if (argc >= 3 && !strcmp(argv[1], "faction")) {
     int f;
     if (need_faction(R, argv[2], &f) < 0) return -1;
-    show_faction(R, f, true, -1);
+    show_faction(R, f, true, R->viewer); /* what the current view may see (view as) */
     return 0;
   }
   if (argc >= 3 && !strcmp(argv[1], "territory")) {
