@@ -31,7 +31,7 @@ struct mt_rules {
    * (its rule, what it is, its rank among the rule's functions of that
    * kind), rule (its id), action (its name) and state variable (its name) */
   uint64_t *fn_key, *rule_key, *action_key, *var_key;
-  int nfn_key, nvar_key;
+  int nfn_key, nrule_key, naction_key, nvar_key;
 };
 
 struct mt_game {

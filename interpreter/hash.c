@@ -56,8 +56,10 @@ void game_hash_prepare(mt_rules *r) {
   game_hash_free(r);
   r->rule_key = mt_calloc((size_t)p->nrules + 1, sizeof *r->rule_key);
   for (int i = 0; i < p->nrules; i++) r->rule_key[i] = str_key(p->rules[i].id);
+  r->nrule_key = p->nrules;
   r->action_key = mt_calloc((size_t)p->nactions + 1, sizeof *r->action_key);
   for (int i = 0; i < p->nactions; i++) r->action_key[i] = str_key(p->actions[i].name);
+  r->naction_key = p->nactions;
   /* functions: (rule, what) and the rank among the functions sharing both,
    * in compilation order (a rule's two `after shipped` triggers are 0, 1) */
   int n = p->nverified;
@@ -89,12 +91,12 @@ void game_hash_free(mt_rules *r) {
   mt_free(r->action_key);
   mt_free(r->var_key);
   r->fn_key = r->rule_key = r->action_key = r->var_key = NULL;
-  r->nfn_key = r->nvar_key = 0;
+  r->nfn_key = r->nrule_key = r->naction_key = r->nvar_key = 0;
 }
 
 /* A rule index as its id's key (other values as they are: -1, -2 ...). */
 static uint64_t rule_of(const mt_rules *r, int64_t x) {
-  return x >= 0 && x < r->prog.nrules ? r->rule_key[x] : (uint64_t)x;
+  return x >= 0 && x < r->nrule_key ? r->rule_key[x] : (uint64_t)x;
 }
 
 /* A value of kind K (a TY_* code, 0 for any): a rule by its id, a set of
@@ -168,7 +170,7 @@ static uint64_t hash_decision(const mt_game *g, uint64_t h) {
     if (d->list >= 0 && d->list < p->nlists)
       for (int i = 0; i < p->nlist[d->list]; i++) {
         int a = p->lists[d->list][i];
-        h = mixw(h, a >= 0 && a < p->nactions ? r->action_key[a] : (uint64_t)a);
+        h = mixw(h, a >= 0 && a < r->naction_key ? r->action_key[a] : (uint64_t)a);
       }
     return h;
   }

@@ -13,7 +13,8 @@
  *    suspended game can stand: after a decision (ASK, ASK_RANGE, MAY, ACT),
  *    at a pause (PHASE_BEGIN, after PHASE_END), after FINISH, and after a
  *    CALL (or an ACT, below the action's effect) for the frames below the top.
- *    Each point keeps the depth there and the kind of every live slot.  Code
+ *    Each point keeps the depth there, the kind of every live slot and its
+ *    rank among its function's points (how mt_hash names it).  Code
  *    that does not verify (a jump out of its function, depths that disagree
  *    where paths join, an operand out of range) is an internal error of the
  *    compiler, reported at compile time.
