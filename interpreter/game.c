@@ -83,6 +83,7 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
     mt_rules_free(r);
     return NULL;
   }
+  game_hash_prepare(r);
   return r;
 }
 
@@ -159,6 +160,7 @@ const mt_rules *game_rules_retain(const mt_rules *r) {
 /* Drops one reference; the last one frees the rule set. */
 void mt_rules_free(mt_rules *r) {
   if (!r || --r->refs > 0) return;
+  game_hash_free(r);
   sema_free(&r->prog);
   if (r->def && !r->def_borrowed) board_def_free(r->def);
   mt_free(r->trees);
@@ -630,28 +632,6 @@ mt_game *mt_clone(const mt_game *g) {
 
 void mt_copy_state(mt_game *dst, const mt_game *src) { memcpy(dst->block, src->block, src->size); }
 size_t mt_state_size(const mt_game *g) { return g->size; }
-/* One pass over what the state means: the VM's live continuation (its header,
- * the cancellations and frames in use, the live stack) and the board block.
- * Dead stack slots do not count, so a saved and reloaded position hashes the
- * same as the original. */
-uint64_t mt_hash(const mt_game *g) {
-  const vm_state *vs = g->v.vs;
-  /* code addresses kept only for messages do not count: a game's hash must not
-   * change because the compiled program's layout did */
-  vm_state head;
-  memcpy(&head, vs, offsetof(vm_state, cancel));
-  head.dec.pc = 0;
-  head.err_pc = 0;
-  uint64_t h = mt_hash_bytes(&head, offsetof(vm_state, cancel), 0x6d656e746174ull);
-  h = mt_hash_bytes(vs->cancel, (size_t)vs->ncancel * sizeof *vs->cancel, h);
-  h = mt_hash_bytes(vs->frames, (size_t)vs->nframes * sizeof *vs->frames, h);
-  h = mt_hash_bytes(vs->stack, (size_t)vs->sp * sizeof *vs->stack, h);
-  const board_layout *L = g->L;
-  size_t ext_end = L->off_ext + L->ext_words * sizeof(int32_t);
-  h = mt_hash_bytes(g->v.st, L->off_ext, h); /* the board, around the VM's region */
-  return mt_hash_bytes(g->v.st + ext_end, L->size - ext_end, h);
-}
-
 int mt_save_position(const mt_game *g, char **text) {
   strbuf b = {0};
   state_save(g->L, g->v.st, &b);

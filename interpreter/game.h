@@ -27,6 +27,11 @@ struct mt_rules {
   char *variant_list; /* the variants applied, comma-separated ("" for none) */
   bool advanced;
   int refs; /* holders: whoever created it, plus every game built on it (mt_rules_free drops one) */
+  /* hash.c: what mt_hash reads instead of indices, one key per function
+   * (its rule, what it is, its rank among the rule's functions of that
+   * kind), rule (its id), action (its name) and state variable (its name) */
+  uint64_t *fn_key, *rule_key, *action_key, *var_key;
+  int nfn_key, nrule_key, naction_key, nvar_key;
 };
 
 struct mt_game {
@@ -81,6 +86,10 @@ bool game_in_domain(mt_game *g, int a, int i, const int64_t *args, int64_t x, bo
 /* mt_load_position from TEXT (called NAME), diagnostics to D rather than the
  * rule set's: for the fuzzer, which loads many without keeping them. */
 mt_game *game_load_text(const mt_rules *r, diag *d, const char *name, const char *text, size_t len);
+/* hash.c: computes R's keys for mt_hash (once, after compilation);
+ * game_hash_free frees them. */
+void game_hash_prepare(mt_rules *r);
+void game_hash_free(mt_rules *r);
 /* A message callback that appends to the strbuf passed as UD. */
 void game_capture(void *ud, int level, const char *text);
 

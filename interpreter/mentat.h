@@ -133,7 +133,20 @@ mt_game *mt_clone(const mt_game *g);
 /* Copies the state of SRC into DST (same rules and factions): one memcpy. */
 void mt_copy_state(mt_game *dst, const mt_game *src);
 size_t mt_state_size(const mt_game *g);
+/* The position's hash: what it means, not how this build lays it out.  The
+ * same position hashes the same under any rule pack with the same component
+ * data and the same code in the rules suspended in it: variables by name
+ * (those at their declared initial value left out), suspended rules by rule
+ * id, the sort of their code and where they stand in it, decisions by prompt
+ * text and action names (docs/state-format.md, "The state hash").  `play`,
+ * the console and the golden games print this one.  About 1 microsecond for
+ * a 6-faction game in play (make bench). */
 uint64_t mt_hash(const mt_game *g);
+/* The state's bytes as this build lays them out (one pass, about half of
+ * mt_hash's time): equal positions of one rule set hash equal, but adding a
+ * variable or a function to the pack changes it.  For a table of positions
+ * within one run (a transposition table), never for anything recorded. */
+uint64_t mt_hash_raw(const mt_game *g);
 /* A position as YAML (docs/state-format.md), including a suspended VM. */
 int mt_save_position(const mt_game *g, char **text);
 /* Loads a position saved against the same rule set; NULL on errors (reported

@@ -178,11 +178,14 @@ typedef struct pcspan { uint32_t pc; mt_span span; } pcspan;
  * callee's result not yet pushed), their kinds at KINDS in resume_kinds
  * (TY_* codes; 0 any value, -1 the value 0); AT is the instruction that
  * suspended or called; PROMPT the list of the PROMPT that fed a decision's
- * holes, or -1 if not known. */
+ * holes, or -1 if not known.  ORD numbers the function's points in code
+ * order (0, 1, ...): where a frame stands, in terms of its function's own
+ * code only, so the position hash does not depend on where the function was
+ * put (mt_hash). */
 enum { RP_ANSWER = 1, RP_RETURN = 2, RP_PAUSE = 4, RP_FINISH = 8 };
 typedef struct resume_point {
   uint32_t pc, at;
-  int32_t fn, how, depth, kinds, prompt;
+  int32_t fn, how, depth, kinds, prompt, ord;
 } resume_point;
 
 /* An enumeration of the data (an enum attribute or variable, or the leader

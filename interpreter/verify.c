@@ -13,7 +13,8 @@
  *    suspended game can stand: after a decision (ASK, ASK_RANGE, MAY, ACT),
  *    at a pause (PHASE_BEGIN, after PHASE_END), after FINISH, and after a
  *    CALL (or an ACT, below the action's effect) for the frames below the top.
- *    Each point keeps the depth there and the kind of every live slot.  Code
+ *    Each point keeps the depth there, the kind of every live slot and its
+ *    rank among its function's points (how mt_hash names it).  Code
  *    that does not verify (a jump out of its function, depths that disagree
  *    where paths join, an operand out of range) is an internal error of the
  *    compiler, reported at compile time.
@@ -514,6 +515,9 @@ bool vm_verify(program *p, diag *d) {
   mt_free(c.nptypes);
   mt_free(c.ret);
   if (p->nresume) qsort(p->resume, (size_t)p->nresume, sizeof *p->resume, cmp_point);
+  int *next = mt_calloc((size_t)p->nfuncs + 1, sizeof *next); /* each function's points in code order */
+  for (int i = 0; i < p->nresume; i++) p->resume[i].ord = next[p->resume[i].fn]++;
+  mt_free(next);
   p->nverified = ok ? p->nfuncs : 0;
   return ok;
 }
@@ -555,7 +559,7 @@ static bool kind_ok(const vm *v, int k, int64_t x) {
   return n < 0 || (x >= -1 && x < n);
 }
 
-static const resume_point *find_point(const program *p, int fn, uint32_t pc, int how) {
+const resume_point *vm_resume_point(const program *p, int fn, uint32_t pc, int how) {
   int lo = 0, hi = p->nresume;
   while (lo < hi) { /* the first point at or after PC */
     int mid = (lo + hi) / 2;
@@ -696,7 +700,7 @@ static long check_frames(const vm *v, strbuf *why) {
     const vm_frame *fr = &vs->frames[i];
     if (fr->fn < 0 || fr->fn >= p->nverified) BAD(OFF_FRAME(i, fn), "frame %d runs function %d, not one", i, fr->fn);
     bool top = i == n - 1;
-    const resume_point *rp = find_point(p, fr->fn, (uint32_t)fr->pc, top ? top_how : RP_RETURN);
+    const resume_point *rp = vm_resume_point(p, fr->fn, (uint32_t)fr->pc, top ? top_how : RP_RETURN);
     if (!rp || fr->pc < 0)
       BAD(OFF_FRAME(i, pc), "frame %d stands at pc %d of %s, where a %s game cannot be", i, fr->pc, p->funcs[fr->fn].what,
           top ? (vs->status == VM_WAITING ? "waiting" : vs->status == VM_PAUSED ? "paused" : "finished") : "suspended");

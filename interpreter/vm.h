@@ -146,5 +146,8 @@ bool vm_verify(program *p, diag *d);
  * state) against the program: -1 if it may be resumed, else the byte offset
  * in vm_state of the first field that is wrong, with the reason in WHY. */
 long vm_check_state(const vm *v, strbuf *why);
+/* The resume point of function FN at PC whose kind is in the mask HOW
+ * (RP_*), or NULL. */
+const resume_point *vm_resume_point(const program *p, int fn, uint32_t pc, int how);
 
 #endif
