@@ -471,6 +471,10 @@ typedef struct state_ext {
    * be NULL (each cell then starts at its declaration's INITIAL). */
   bool (*init)(void *ud, const board_layout *L, unsigned char *st, strbuf *why);
   void *ud;
+  /* The rule set the position is loaded under: its ruleset ("basic",
+   * "advanced") and variants (comma-separated, "" for none).  A file that
+   * names another (`ruleset:`, `variants:`) is refused.  NULL: not checked. */
+  const char *ruleset, *variants;
 } state_ext;
 void state_save(const board_layout *L, const unsigned char *st, strbuf *out);
 board_layout *state_load_text(const board_def *def, const state_ext *x, const char *name, const char *text,

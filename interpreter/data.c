@@ -2222,7 +2222,7 @@ bad:
 static void state_root(state_rd *s) {
   yr *r = s->r;
   const board_def *def = s->def;
-  static const char *const keys[] = {"mentat_state", "factions", "rng", "seed", "variables", "board",
+  static const char *const keys[] = {"mentat_state", "ruleset", "variants", "factions", "rng", "seed", "variables", "board",
                                      "section_variables", "pools", "piles", "per_faction", "vm"};
   keyseen ks = {0};
   ys k;
@@ -2234,6 +2234,20 @@ static void state_root(state_rd *s) {
       have_version = true;
       if (expect_scalar(r, "mentat_state", &x) && conv_int(s->ld, &x, "mentat_state", INT32_MIN + 1L, INT32_MAX, &v) && v != 1)
         lerr(s->ld, x.sp, "unsupported saved-state version %d (this program reads 1)", v);
+    } else if (keyis(&k, "ruleset")) {
+      /* the rule set the position was saved under must be the one loading it */
+      if (expect_scalar(r, "ruleset", &x) && s->x.ruleset && strcmp(x.s, s->x.ruleset))
+        lerr(s->ld, x.sp, "this position was saved under the %s rules, not the %s rules loading it: load it with "
+             "--ruleset %.20s (in the console: new ruleset=%.20s, then load)", x.s, s->x.ruleset, x.s, x.s);
+    } else if (keyis(&k, "variants")) {
+      ysv vl = {0};
+      read_list(r, "variants", &vl);
+      strbuf got = {0};
+      for (size_t i = 0; i < vl.n; i++) sb_printf(&got, "%s%s", i ? "," : "", vl.v[i].s);
+      if (s->x.variants && strcmp(got.s ? got.s : "", s->x.variants))
+        lerr(s->ld, k.sp, "this position was saved with the variants [%s], but the rule set loading it has [%s]: load it "
+             "with the same --variant options (in the console: new variants=..., then load)", got.s ? got.s : "", s->x.variants);
+      sb_free(&got);
     } else if (keyis(&k, "factions")) {
       ysv fl = {0};
       read_list(r, "factions", &fl);

@@ -71,6 +71,10 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
       if (v && v->kind == AST_VARIANT) names[nnames++] = v->name;
     }
   }
+  strbuf vn = {0};
+  sb_puts(&vn, "");
+  for (int i = 0; i < nnames; i++) sb_printf(&vn, "%s%s", i ? "," : "", names[i]);
+  r->variant_names = sb_take(&vn);
   sema_options opts = {names, nnames, so->advanced};
   sema_init(&r->prog, r->def);
   sema_resolve(&r->prog, r->trees, r->ntrees, &opts, r->d);
@@ -168,6 +172,7 @@ void mt_rules_free(mt_rules *r) {
   mt_free(r->variant_file);
   mt_free(r->components);
   mt_free(r->variant_list);
+  mt_free(r->variant_names);
   arena_free(&r->arena);
   diag_free(r->d);
   mt_free(r);
@@ -635,6 +640,19 @@ size_t mt_state_size(const mt_game *g) { return g->size; }
 int mt_save_position(const mt_game *g, char **text) {
   strbuf b = {0};
   state_save(g->L, g->v.st, &b);
+  /* the rule set it belongs to, after the version line: a load under another is refused */
+  const char *at = b.s ? strstr(b.s, "mentat_state: 1\n") : NULL;
+  if (at) {
+    at += strlen("mentat_state: 1\n");
+    strbuf o = {0};
+    sb_printf(&o, "%.*s", (int)(at - b.s), b.s);
+    sb_printf(&o, "ruleset: %s\nvariants: [", g->r->advanced ? "advanced" : "basic");
+    const char *v = g->r->variant_names ? g->r->variant_names : "";
+    for (const char *p = v; *p; p++) sb_puts(&o, *p == ',' ? ", " : (char[2]){*p, 0});
+    sb_printf(&o, "]\n%s", at);
+    sb_free(&b);
+    b = o;
+  }
   *text = sb_take(&b);
   return 0;
 }
@@ -681,7 +699,8 @@ static bool init_vars(void *ud, const board_layout *L, unsigned char *st, strbuf
 mt_game *mt_load_position(const mt_rules *r, const char *path) {
   mt_rules *rr = (mt_rules *)(uintptr_t)r;
   unsigned char *st = NULL;
-  state_ext x = {r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, check_vm_words, init_vars, rr};
+  state_ext x = {r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, check_vm_words, init_vars, rr,
+                 r->advanced ? "advanced" : "basic", r->variant_names ? r->variant_names : ""};
   board_layout *L = state_load_file(r->def, &x, path, rr->d, &st);
   if (!L) return NULL;
   return game_take(r, L, st);
@@ -689,7 +708,8 @@ mt_game *mt_load_position(const mt_rules *r, const char *path) {
 
 mt_game *game_load_text(const mt_rules *r, diag *d, const char *name, const char *text, size_t len) {
   unsigned char *st = NULL;
-  state_ext x = {r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, check_vm_words, init_vars, (void *)(uintptr_t)r};
+  state_ext x = {r->prog.var_decls, r->prog.nvar_decls, VM_WORDS, check_vm_words, init_vars, (void *)(uintptr_t)r,
+                 r->advanced ? "advanced" : "basic", r->variant_names ? r->variant_names : ""};
   board_layout *L = state_load_text(r->def, &x, name, text, len, d, &st);
   if (!L) return NULL;
   return game_take(r, L, st);

@@ -24,7 +24,8 @@ struct mt_rules {
   void *message_ud;
   /* how it was made, so that a game built on it can be made again */
   char *components;   /* the pack's directory (mt_rules_load), or NULL */
-  char *variant_list; /* the variants applied, comma-separated ("" for none) */
+  char *variant_list; /* the variants applied, comma-separated ("" for none), as given (names or files) */
+  char *variant_names; /* the same by the names the variants declare (a file gives each of its variants) */
   bool advanced;
   int refs; /* holders: whoever created it, plus every game built on it (mt_rules_free drops one) */
   /* hash.c: what mt_hash reads instead of indices, one key per function

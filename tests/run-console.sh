@@ -22,6 +22,29 @@ done
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mentat-console.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
+# A saved position names its rule set: loading it under another is refused at that line (issue 10)
+cat > "$TMP/ruleset.mentat" <<EOS
+new ruleset=advanced factions=atreides,bene_gesserit seed=1 turns=10
+put bene_gesserit 2 advisor arrakeen
+save $TMP/adv.yaml
+new ruleset=basic factions=atreides,bene_gesserit seed=1 turns=10
+load $TMP/adv.yaml
+expect error adv.yaml:3:10: error: this position was saved under the advanced rules, not the basic rules loading it
+check tokens(bene_gesserit, arrakeen) == 0
+new ruleset=advanced factions=atreides,bene_gesserit seed=1 turns=10 variants=$TMP/none
+EOS
+printf 'variant calm "nothing changes" { }\n' > "$TMP/none.rules"
+sed -i "s|variants=$TMP/none|variants=$TMP/none.rules|" "$TMP/ruleset.mentat"
+cat >> "$TMP/ruleset.mentat" <<EOS
+load $TMP/adv.yaml
+expect error this position was saved with the variants [], but the rule set loading it has [calm]
+new ruleset=advanced factions=atreides,bene_gesserit seed=1 turns=10 variants=
+load $TMP/adv.yaml
+expect ok
+check tokens_of(bene_gesserit, advisor, arrakeen) == 2
+EOS
+if out=$("$MENTAT" repl "$TMP/ruleset.mentat" 2>&1); then ok; else bad "a position loaded under another rule set" "$out"; fi
+
 # a comment of 4094 characters, then `storm 5`: one line, one comment
 {
   echo "new seed=1"

@@ -97,7 +97,7 @@ static void round_trip(const board_def *def, diag *d, const board_layout *L, con
   strbuf out = {0};
   state_save(L, st, &out);
   unsigned char *st2 = NULL;
-  board_layout *L2 = state_load_text(def, &(state_ext){extra, nextra, L->ext_words, NULL, NULL, NULL}, "again.yaml", out.s, out.n, d, &st2);
+  board_layout *L2 = state_load_text(def, &(state_ext){extra, nextra, L->ext_words, NULL, NULL, NULL, NULL, NULL}, "again.yaml", out.s, out.n, d, &st2);
   if (!L2 || L2->size != L->size || board_state_hash(L2, st2) != board_state_hash(L, st)) abort();
   board_layout_free(L2);
   free(st2);
@@ -152,7 +152,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (data_loader_finish(ld) != 0) abort(); /* the built-in pack must load */
     unsigned char *st = NULL;
     board_var_decl extra[] = {{.name = "count", .scope = BS_FACTION, .len = 2, .visibility = VIS_PUBLIC}};
-    board_layout *L = state_load_text(def, &(state_ext){extra, 1, 3, NULL, NULL, NULL}, "fuzz.yaml", text, len, d, &st);
+    board_layout *L = state_load_text(def, &(state_ext){extra, 1, 3, NULL, NULL, NULL, NULL, NULL}, "fuzz.yaml", text, len, d, &st);
     if (L) {
       board_rng_next(L, st);
       round_trip(def, d, L, st, extra, 1);

@@ -51,7 +51,7 @@ static char *run_golden(const char *name, const char *path) {
   if (starts(name, "state_")) {
     board_def *def = data_load_dir(".", d);
     unsigned char *st = NULL;
-    board_layout *L = def ? state_load_file(def, &(state_ext){NULL, 0, 4, NULL, NULL, NULL}, path, d, &st) : NULL;
+    board_layout *L = def ? state_load_file(def, &(state_ext){NULL, 0, 4, NULL, NULL, NULL, NULL, NULL}, path, d, &st) : NULL;
     if (L) sb_puts(&out, "(loaded)\n");
     board_layout_free(L);
     free(st);

@@ -323,7 +323,7 @@ static void save_load_round_trip(void **state) {
   board_var_decl extra[] = {{.name = "worms_seen", .scope = BS_GLOBAL, .len = 1, .visibility = VIS_PUBLIC},
                             {.name = "karama_used", .scope = BS_FACTION, .len = 3, .visibility = VIS_OWNER}};
   unsigned char *st2 = NULL;
-  board_layout *L2 = state_load_text(DEF, &(state_ext){extra, 2, 16, NULL, NULL, NULL}, "saved.yaml", out.s, out.n, d, &st2);
+  board_layout *L2 = state_load_text(DEF, &(state_ext){extra, 2, 16, NULL, NULL, NULL, NULL, NULL}, "saved.yaml", out.s, out.n, d, &st2);
   diag_free(d);
   if (!L2) fail_msg("load failed; the document was:\n%s", out.s);
   assert_int_equal(L2->size, L->size);
@@ -440,7 +440,7 @@ static void typed_rule_variables(void **state) {
   assert_non_null(strstr(out.s, "\n      who: [fremen, harkonnen]\n"));
   diag *d = diag_new(diag_sink_file, stderr);
   unsigned char *st2 = NULL;
-  state_ext x = {extra, 6, 0, NULL, NULL, NULL};
+  state_ext x = {extra, 6, 0, NULL, NULL, NULL, NULL, NULL};
   board_layout *L2 = state_load_text(DEF, &x, "typed.yaml", out.s, out.n, d, &st2);
   diag_free(d);
   if (!L2) fail_msg("%s", out.s);
@@ -486,7 +486,7 @@ static void long_lines_load_in_linear_time(void **state) {
   diag *d = diag_new(capture_sink, &errs);
   unsigned char *st = NULL;
   clock_t t0 = clock();
-  board_layout *L = state_load_text(DEF, &(state_ext){NULL, 0, 200000, NULL, NULL, NULL}, "long.yaml", doc.s, doc.n, d, &st);
+  board_layout *L = state_load_text(DEF, &(state_ext){NULL, 0, 200000, NULL, NULL, NULL, NULL, NULL}, "long.yaml", doc.s, doc.n, d, &st);
   double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
   diag_free(d);
   assert_null(L);
