@@ -312,6 +312,56 @@ int explain_query(const mt_rules *r, int argc, const char *const *argv, bool jso
   return 0;
 }
 
+/* The rule whose definition of value VR is in force for arguments VARGS: the
+ * first active definition whose pattern matches, or -1. */
+static int deciding_rule(mt_game *g, const value_rec *vr, const int64_t *vargs) {
+  for (int k = 0; k < vr->ndefs; k++) {
+    const value_def *vd = &vr->defs[k];
+    if (!vm_rule_active(&g->v, vd->rule)) continue;
+    int64_t m = 1;
+    if (vd->match_fn >= 0 && !vm_eval(&g->v, vd->match_fn, vargs, vr->nparams, &m, NULL)) return -1;
+    if (m) return vd->rule;
+  }
+  return -1;
+}
+
+/* Evaluates expression N as a function of the action's parameters and cost (ARGS). */
+static bool eval_in_action(mt_game *g, const action_rec *a, const node *n, const int64_t *args, int nargs, int64_t *out) {
+  mt_rules *r = (mt_rules *)(uintptr_t)g->r;
+  cg_mark mark = cg_get_mark(&r->prog);
+  int fn = cg_compile_expr(&r->prog, r->d, (node *)(uintptr_t)n, a->ast->slot);
+  r->prog.funcs[fn].nparams = nargs;
+  if (r->prog.funcs[fn].nlocals < nargs) r->prog.funcs[fn].nlocals = nargs;
+  bool ok = vm_eval(&g->v, fn, args, nargs, out, NULL);
+  cg_rollback(&r->prog, &mark);
+  return ok;
+}
+
+/* "N (EXPR, by rule R: TITLE)": an action's cost and, when a value gives it,
+ * the rule whose definition decided it (a house rule that changed a price). */
+static void cost_text(mt_game *g, const action_rec *a, const int64_t *args, int64_t cost, strbuf *text, strbuf *rules) {
+  const program *p = &g->r->prog;
+  size_t len;
+  const char *src = diag_source_text(g->r->d, a->cost->span.file, &len);
+  sb_printf(text, "%lld (%.*s", (long long)cost, (int)(a->cost->span.end - a->cost->span.start), src + a->cost->span.start);
+  if (a->cost->kind == AST_CALL && a->cost->op == CALL_VALUE) {
+    const value_rec *vr = &p->values[a->cost->sym];
+    int64_t vargs[MAX_PARAMS];
+    bool okargs = true;
+    for (uint32_t i = 0; i < a->cost->nkids && i < MAX_PARAMS; i++)
+      okargs &= eval_in_action(g, a, a->cost->kids[i], args, a->nparams + 1, &vargs[i]);
+    int rule = okargs ? deciding_rule(g, vr, vargs) : -1;
+    if (rule >= 0) {
+      sb_printf(text, ", by rule %s: %s", p->rules[rule].id, p->rules[rule].title);
+      sb_printf(rules, "%s\"%s\"", rules->n ? "," : "", p->rules[rule].id);
+    }
+  }
+  sb_puts(text, ")");
+}
+
+static void bound_facts(mt_game *g, const action_rec *a, const node *n, const char *name, const int64_t *args, int nargs,
+                        strbuf *text, strbuf *json, int *count, int depth);
+
 /* The facts behind a guard: each call or variable in its condition,
  * evaluated with the choice's arguments (ARGS: parameters, then cost). */
 static void facts(mt_game *g, const action_rec *a, const node *n, const int64_t *args, int nargs, strbuf *text, strbuf *json,
@@ -335,22 +385,31 @@ static void facts(mt_game *g, const action_rec *a, const node *n, const int64_t 
       char fact[512];
       /* show the call with its arguments' values */
       strbuf call = {0};
+      int by = -1; /* a value with several definitions: the rule whose definition decided it */
       if (n->kind == AST_CALL) {
         sb_printf(&call, "%s(", n->name);
+        int64_t vargs[MAX_PARAMS];
+        bool okargs = true;
         for (uint32_t i = 0; i < n->nkids; i++) {
-          int64_t av;
+          int64_t av = 0;
           int afn = cg_compile_expr(&r->prog, r->d, n->kids[i], a->ast->slot);
           r->prog.funcs[afn].nparams = nargs;
           if (r->prog.funcs[afn].nlocals < nargs) r->prog.funcs[afn].nlocals = nargs;
           if (i) sb_puts(&call, ", ");
-          if (vm_eval(&g->v, afn, args, nargs, &av, NULL)) vm_format_value(&g->v, n->kids[i]->ty, av, &call);
+          bool ok = vm_eval(&g->v, afn, args, nargs, &av, NULL);
+          if (ok) vm_format_value(&g->v, n->kids[i]->ty, av, &call);
           else sb_puts(&call, "?");
+          okargs &= ok;
+          if (i < MAX_PARAMS) vargs[i] = av;
         }
         sb_puts(&call, ")");
+        if (n->op == CALL_VALUE && okargs && r->prog.values[n->sym].ndefs > 1)
+          by = deciding_rule(g, &r->prog.values[n->sym], vargs);
       } else {
         sb_printf(&call, "%.*s", (int)(n->span.end - n->span.start), src + n->span.start);
       }
-      snprintf(fact, sizeof fact, "%s is %s", call.s, val.s);
+      if (by >= 0) snprintf(fact, sizeof fact, "%s is %s (by rule %s)", call.s, val.s, r->prog.rules[by].id);
+      else snprintf(fact, sizeof fact, "%s is %s", call.s, val.s);
       sb_printf(text, "%s%s", *count ? "; " : "", fact);
       if (*count) sb_putc(json, ',');
       sb_json_str(json, fact);
@@ -360,7 +419,33 @@ static void facts(mt_game *g, const action_rec *a, const node *n, const int64_t 
     }
     cg_rollback(&r->prog, &mark);
   }
+  /* inside an aggregate or a comprehension, what reads the bound member has no value of its
+   * own here: only the rest is shown (the iterable, calls that do not read the member) */
+  if (n->kind == AST_AGGREGATE || n->kind == AST_COMPREHENSION) {
+    facts(g, a, n->kids[0], args, nargs, text, json, count, depth + 1);
+    for (uint32_t i = 1; i < n->nkids; i++) bound_facts(g, a, n->kids[i], n->name, args, nargs, text, json, count, depth + 1);
+    return;
+  }
   for (uint32_t i = 0; i < n->nkids; i++) facts(g, a, n->kids[i], args, nargs, text, json, count, depth + 1);
+}
+
+static bool mentions(const node *n, const char *name) {
+  if (!n) return false;
+  if (n->kind == AST_NAME && n->name && !strcmp(n->name, name)) return true;
+  for (uint32_t i = 0; i < n->nkids; i++)
+    if (mentions(n->kids[i], name)) return true;
+  return false;
+}
+
+/* facts() under a binding of NAME: sub-expressions reading it are passed over. */
+static void bound_facts(mt_game *g, const action_rec *a, const node *n, const char *name, const int64_t *args, int nargs,
+                        strbuf *text, strbuf *json, int *count, int depth) {
+  if (!n || depth > 6) return;
+  if (!mentions(n, name)) {
+    facts(g, a, n, args, nargs, text, json, count, depth);
+    return;
+  }
+  for (uint32_t i = 0; i < n->nkids; i++) bound_facts(g, a, n->kids[i], name, args, nargs, text, json, count, depth + 1);
 }
 
 int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
@@ -442,6 +527,7 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
     return 0;
   }
   bool legal = judged == 1;
+  bool cost_known = judged >= 0 && !g->evalerr.n; /* the cost is evaluated before the guards */
   int nref = g->v.nrefused;
   int refused[64];
   memcpy(refused, g->v.refused, sizeof(int) * (size_t)nref);
@@ -452,41 +538,20 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
   if (legal) {
     sb_printf(&text, "Yes: %s is legal (rule %s, %s)", choice, p->rules[a->rule].id, p->rules[a->rule].title);
     if (a->cost) {
-      size_t len;
-      const char *src = diag_source_text(g->r->d, a->cost->span.file, &len);
-      sb_printf(&text, "; it costs %lld (%.*s", (long long)cost, (int)(a->cost->span.end - a->cost->span.start), src + a->cost->span.start);
-      /* the value rule that decided the cost */
-      if (a->cost->kind == AST_CALL && a->cost->op == CALL_VALUE) {
-        const value_rec *vr = &p->values[a->cost->sym];
-        for (int k = 0; k < vr->ndefs; k++) {
-          const value_def *vd = &vr->defs[k];
-          if (!vm_rule_active(&g->v, vd->rule)) continue;
-          int64_t m = 1;
-          int64_t vargs[MAX_PARAMS];
-          bool okargs = true;
-          for (uint32_t i = 0; i < a->cost->nkids && i < MAX_PARAMS; i++) {
-            mt_rules *rr = (mt_rules *)(uintptr_t)g->r;
-            cg_mark mark = cg_get_mark(&rr->prog);
-            int afn = cg_compile_expr(&rr->prog, rr->d, a->cost->kids[i], a->ast->slot);
-            rr->prog.funcs[afn].nparams = a->nparams + 1;
-            if (rr->prog.funcs[afn].nlocals < a->nparams + 1) rr->prog.funcs[afn].nlocals = a->nparams + 1;
-            okargs &= vm_eval(&g->v, afn, args, a->nparams + 1, &vargs[i], NULL);
-            cg_rollback(&rr->prog, &mark);
-          }
-          if (!okargs) break;
-          if (vd->match_fn >= 0 && !vm_eval(&g->v, vd->match_fn, vargs, vr->nparams, &m, NULL)) break;
-          if (m) {
-            sb_printf(&text, ", by rule %s: %s", p->rules[vd->rule].id, p->rules[vd->rule].title);
-            sb_printf(&rules, "%s\"%s\"", rules.n ? "," : "", p->rules[vd->rule].id);
-            break;
-          }
-        }
-      }
-      sb_puts(&text, ")");
+      sb_printf(&text, "; it costs ");
+      cost_text(g, a, args, cost, &text, &rules);
     }
     sb_printf(&rules, "%s\"%s\"", rules.n ? "," : "", p->rules[a->rule].id);
   } else {
     sb_printf(&text, "No: %s is refused", choice);
+    bool cost_read = false; /* a refusing guard judged the price: say what it was, and the rule that set it */
+    for (int i = 0; i < nref && !cost_read; i++) cost_read = refused[i] >= 0 && mentions(a->guards[refused[i]].cond, "cost");
+    if (a->cost && cost_known && cost_read) {
+      strbuf by = {0}; /* the rules that refuse stay the guards' */
+      sb_printf(&text, "\n  cost: ");
+      cost_text(g, a, args, cost, &text, &by);
+      sb_free(&by);
+    }
     for (int i = 0; i < nref; i++) {
       int gi = refused[i];
       int rule = gi < 0 ? a->rule : a->guards[gi].rule;
