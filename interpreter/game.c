@@ -75,7 +75,9 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
   sb_puts(&vn, "");
   for (int i = 0; i < nnames; i++) sb_printf(&vn, "%s%s", i ? "," : "", names[i]);
   r->variant_names = sb_take(&vn);
-  sema_options opts = {names, nnames, so->advanced};
+  /* a variant built on the Advanced game brings it: `--variant wbc-2022` alone plays Advanced */
+  if (!so->advanced && sema_variants_advanced(r->trees, r->ntrees, names, nnames)) r->advanced = true;
+  sema_options opts = {names, nnames, r->advanced};
   sema_init(&r->prog, r->def);
   sema_resolve(&r->prog, r->trees, r->ntrees, &opts, r->d);
   mt_free(names);

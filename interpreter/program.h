@@ -242,6 +242,9 @@ typedef struct sema_options {
 void sema_init(program *p, const board_def *def);
 void sema_free(program *p);
 bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options *o, diag *d);
+/* Whether one of the variants NAMES extends the Advanced game (`extends advanced`, directly or
+ * through the variants it extends): applying it plays the Advanced game. */
+bool sema_variants_advanced(node *const *files, int nfiles, const char *const *names, int n);
 /* check.c: names and types; fills the hook tables.  compile.c: bytecode. */
 bool sema_declare(program *p, node *const *files, int nfiles, diag *d, arena *a);
 bool sema_check(program *p, diag *d, arena *a);

@@ -194,6 +194,21 @@ static const char *suggest_variant(node *const *files, int nfiles, const char *n
   return diag_suggest(name, known, nk);
 }
 
+/* Whether variant NAME, or a variant it extends, extends the Advanced game. */
+static bool extends_advanced(node *const *files, int nfiles, const char *name, int depth) {
+  node *v = find_variant(files, nfiles, name);
+  node *base = v ? ast_kid(v, 0) : NULL;
+  if (!base || depth > 32) return false;
+  if (!strcmp(base->name, "advanced")) return true;
+  return extends_advanced(files, nfiles, base->name, depth + 1);
+}
+
+bool sema_variants_advanced(node *const *files, int nfiles, const char *const *names, int n) {
+  for (int i = 0; i < n; i++)
+    if (extends_advanced(files, nfiles, names[i], 0)) return true;
+  return false;
+}
+
 /* Applies variant V after its base (extends chain); DEPTH stops cycles. */
 static void apply_variant(ctx *c, node *const *files, int nfiles, node *v, int depth, const char **done,
                           int *ndone) {
@@ -204,6 +219,9 @@ static void apply_variant(ctx *c, node *const *files, int nfiles, node *v, int d
     return;
   }
   node *base = ast_kid(v, 0);
+  /* `extends basic` / `extends advanced` name the game a variant is built on, not a
+   * variant: the rule set was chosen by them already (sema_variants_advanced) */
+  if (base && (!strcmp(base->name, "basic") || !strcmp(base->name, "advanced"))) base = NULL;
   if (base) {
     node *b = find_variant(files, nfiles, base->name);
     if (!b) {

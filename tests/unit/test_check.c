@@ -158,6 +158,29 @@ static void variants_apply(void **s) {
   r = accepts("value 1.1 \"v\" v(): int = 1\nrule 1.2 \"a\" advanced supersedes 1.1 { value v() = 2 }\n");
   assert_true(r->prog.rules[1].disabled);
   mt_rules_free(r);
+  /* a variant that extends the Advanced game (directly or through another) brings it */
+  const char *adv = "value 1.1 \"v\" v(): int = 1\nrule 1.2 \"a\" advanced supersedes 1.1 { value v() = 2 }\n"
+                    "variant cup \"c\" extends advanced { rule cup.1 \"n\" note { } }\n"
+                    "variant final \"f\" extends cup { rule final.1 \"n\" note { } }\n";
+  const char *atexts[] = {adv};
+  size_t alens[] = {strlen(adv)};
+  const char *fin[] = {"final"};
+  sb_free(&fx_diag);
+  r = game_rules_compile(fx_def, names, atexts, alens, 1, fin, 1, 0, fx_message, NULL);
+  if (!r) fail_msg("%s", fx_diag_text());
+  assert_true(r->advanced);
+  assert_false(r->prog.rules[sema_find_rule(&r->prog, "1.2")].disabled);
+  mt_rules_free(r);
+  const char *cup_only[] = {"cup"};
+  r = game_rules_compile(fx_def, names, atexts, alens, 1, cup_only, 1, 0, fx_message, NULL);
+  assert_non_null(r);
+  assert_true(r->advanced);
+  mt_rules_free(r);
+  r = game_rules_compile(fx_def, names, atexts, alens, 1, cup_only, 0, 0, fx_message, NULL); /* no variant: Basic */
+  assert_non_null(r);
+  assert_false(r->advanced);
+  assert_true(r->prog.rules[sema_find_rule(&r->prog, "1.2")].disabled);
+  mt_rules_free(r);
 }
 
 static void many_errors_in_one_run(void **s) {
