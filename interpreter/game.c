@@ -62,6 +62,20 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
     int from = -1;
     for (size_t k = 0; k < nsrc; k++)
       if (r->variant_file[k] && !strcmp(diag_source_name(r->d, r->source_ids[k]), so->variants[i])) from = (int)k;
+    /* a variant file of the pack by its name without `.rules` (variants/wbc-2022.rules: wbc-2022),
+     * unless a variant is declared by that very name */
+    bool declared = false;
+    for (size_t k = 0; k < (size_t)r->ntrees && !declared; k++)
+      for (uint32_t j = 0; j < r->trees[k]->nkids && !declared; j++)
+        declared = r->trees[k]->kids[j] && r->trees[k]->kids[j]->kind == AST_VARIANT && !strcmp(r->trees[k]->kids[j]->name, so->variants[i]);
+    for (size_t k = 0; k < nsrc && from < 0 && !declared; k++) {
+      const char *path = diag_source_name(r->d, r->source_ids[k]), *base = strrchr(path, '/');
+      base = base ? base + 1 : path;
+      bool in_variants = base - path >= 9 && !strncmp(base - 9, "variants/", 9);
+      if (!r->variant_file[k] && !in_variants) continue;
+      size_t bl = strlen(base), nl = strlen(so->variants[i]);
+      if (bl == nl + 6 && !strncmp(base, so->variants[i], nl) && !strcmp(base + nl, ".rules")) from = (int)k;
+    }
     if (from < 0) {
       names[nnames++] = so->variants[i];
       continue;
