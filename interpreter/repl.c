@@ -1666,11 +1666,11 @@ static int cmd_offer(repl *R, const char *rest) {
 
 /* What a legal action would do: its effect run on a copy of the game, with the
  * narration captured (up to the first decision it would ask for). */
-static void would_do(repl *R, const char *rest, strbuf *lines, strbuf *stop) {
+static void would_do(repl *R, mt_game *g, const char *rest, strbuf *lines, strbuf *stop) {
   mt_choice c;
   char err[256];
   int64_t cost = 0;
-  if (game_parse_action(R->g, rest, &c, err, sizeof err) < 0 || game_judge_action(R->g, &c, &cost, err, sizeof err) != 1)
+  if (game_parse_action(g, rest, &c, err, sizeof err) < 0 || game_judge_action(g, &c, &cost, err, sizeof err) != 1)
     return;
   const action_rec *a = &R->r->prog.actions[c.action];
   if (a->effect_fn < 0) return;
@@ -1680,7 +1680,7 @@ static void would_do(repl *R, const char *rest, strbuf *lines, strbuf *stop) {
   strbuf log = R->log, fired = R->fired;
   R->log = (strbuf){0};
   R->fired = (strbuf){0};
-  mt_game *copy = mt_clone(R->g);
+  mt_game *copy = mt_clone(g);
   attach(R, copy);
   copy->v.fired = NULL;
   if (vm_call_now(&copy->v, a->effect_fn, args, a->nparams + 1) < 0) {
@@ -1700,6 +1700,77 @@ static void would_do(repl *R, const char *rest, strbuf *lines, strbuf *stop) {
   R->fired = fired;
 }
 
+/* Whether G waits for faction F to choose among actions that include A. */
+static bool offers(mt_game *g, int64_t f, int a) {
+  const vm_state *vs = g->v.vs;
+  if (mt_status(g) != MT_WAITING || vs->dec.kind != DEC_ACT || vs->dec.faction != f) return false;
+  const program *p = &g->r->prog;
+  for (int i = 0; i < p->nlist[vs->dec.list]; i++)
+    if (p->lists[vs->dec.list][i] == a) return true;
+  return false;
+}
+
+/* The moment a question about action C is really about: the decision where C's faction is
+ * offered C.  Some state is set only when that decision arrives (a faction's movement range
+ * at the start of its move), so `why` judges on a copy of the game brought forward to it, the
+ * passive policy answering every decision before (within the current phase).  Returns the copy
+ * (NULL: judge the game as it stands) and says in WHERE where it judged, or why it could not. */
+static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where) {
+  if (c->action < 0 || offers(R->g, c->args[0], c->action)) return NULL;
+  int st = mt_status(R->g);
+  if (st == VM_IDLE || st == MT_FINISHED || st == MT_FAILED) return NULL;
+  const program *p = &R->r->prog;
+  const char *fac = DEF(R)->factions[LAY(R)->faction[c->args[0]]].id, *act = p->actions[c->action].name;
+  mt_game *g = mt_clone(R->g);
+  mt_game_set_log(g, NULL, NULL); /* what the copy plays is not narrated: only where it stopped is said */
+  g->v.fired = NULL;
+  vm_state *vs = g->v.vs;
+  /* within this phase: the one under way, or the one about to begin */
+  vs->stop_phase_end = vs->phase_rule;
+  if (vs->phase_rule < 0 && st == MT_PAUSED && vs->nframes > 0) {
+    uint32_t pc = (uint32_t)vs->frames[vs->nframes - 1].pc;
+    if (pc < p->ncode && p->code[pc] == OP_PHASE_BEGIN) memcpy(&vs->stop_phase_end, p->code + pc + 1, 4);
+  }
+  int phase = vs->stop_phase_end;
+  strbuf taken = {0};
+  int n = 0;
+  uint64_t rng = R->bot_rng;
+  for (int guard = 0; guard < 20000; guard++) {
+    st = mt_status(g);
+    if (st == MT_PAUSED && guard == 0) {
+      vm_run(&g->v);
+      continue;
+    }
+    if (st != MT_WAITING) break;
+    if (offers(g, c->args[0], c->action)) {
+      const mt_decision *d = mt_pending(g);
+      sb_printf(where, "judged where %s decides '%s' (rule %s)", d->faction, d->prompt, d->rule);
+      if (n) sb_printf(where, ", after %d decision%s the passive policy took: %s", n, n == 1 ? "" : "s", taken.s);
+      sb_free(&taken);
+      return g;
+    }
+    mt_choice x;
+    if (!bot_choose(g, BOT_PASSIVE, &rng, &x)) break;
+    char text[256];
+    mt_choice_format(g, &x, text, sizeof text);
+    const mt_decision *d = mt_pending(g);
+    if (n < 4) sb_printf(&taken, "%s%s: %s", n ? "; " : "", d ? d->faction : "?", text);
+    else if (n == 4) sb_puts(&taken, "; ...");
+    n++;
+    if (mt_apply(g, &x, NULL) < 0) break;
+  }
+  st = mt_status(g);
+  sb_printf(where, "%s is not offered %s %s", fac, act,
+            st == MT_FINISHED ? "before the game ends"
+            : phase >= 0 ? "before this phase ends"
+                         : "in this phase");
+  if (phase >= 0) sb_printf(where, " (%s %s)", p->rules[phase].id, p->rules[phase].title ? p->rules[phase].title : "");
+  sb_puts(where, ", the passive policy answering the decisions before: judged in the position as it stands");
+  sb_free(&taken);
+  mt_game_free(g);
+  return NULL;
+}
+
 static int cmd_why(repl *R, const char *rest) {
   if (!*rest || !strcmp(rest, "last")) {
     if (!R->last_fired.n) return fail(R, "nothing has run yet");
@@ -1707,19 +1778,28 @@ static int cmd_why(repl *R, const char *rest) {
     if (R->last_narr.n) say(R, "and this is what they did:\n%s", R->last_narr.s);
     return 0;
   }
-  strbuf b = {0};
-  int rc = explain_why(R->g, rest, R->json, &b);
+  strbuf b = {0}, where = {0};
+  mt_choice c;
+  char perr[256];
+  mt_game *at = NULL;
+  if (game_parse_action(R->g, rest, &c, perr, sizeof perr) >= 0) at = decision_point(R, &c, &where);
+  mt_game *g = at ? at : R->g;
+  int rc = explain_why(g, rest, R->json, &b);
   if (rc < 0) {
     if (R->json) { /* the error as plain text: the JSON line wraps it */
       sb_free(&b);
-      explain_why(R->g, rest, false, &b);
+      explain_why(g, rest, false, &b);
     }
     fail(R, "%s", b.s);
   } else {
     strbuf eff = {0}, stop = {0};
-    would_do(R, rest, &eff, &stop);
+    would_do(R, g, rest, &eff, &stop);
     if (R->json) {
       sb_printf(&R->jextra, ",%s", b.s);
+      if (where.n) {
+        sb_puts(&R->jextra, ",\"judged_at\":");
+        sb_json_str(&R->jextra, where.s);
+      }
       if (eff.n || stop.n) {
         sb_puts(&R->jextra, ",\"effects\":");
         sb_json_str(&R->jextra, eff.s ? eff.s : "");
@@ -1729,7 +1809,8 @@ static int cmd_why(repl *R, const char *rest) {
       R->jtext = true;
     } else {
       sb_puts(&R->out, b.s);
-      if (eff.n || stop.n) sb_puts(&R->out, "\nif taken now, on a copy of the game:");
+      if (where.n) sb_printf(&R->out, "\n(%s)", where.s);
+      if (eff.n || stop.n) sb_puts(&R->out, at ? "\nif taken then, on a copy of the game:" : "\nif taken now, on a copy of the game:");
       if (eff.n) sb_printf(&R->out, "\n%s", eff.s);
       if (stop.n) sb_printf(&R->out, "\n%s", stop.s);
     }
@@ -1737,6 +1818,11 @@ static int cmd_why(repl *R, const char *rest) {
     sb_free(&stop);
   }
   sb_free(&b);
+  sb_free(&where);
+  if (at) {
+    mt_game_free(at);
+    attach(R, R->g);
+  }
   return rc;
 }
 
