@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "game.h"
 #include "program.h"
 
@@ -276,7 +277,7 @@ int rules_report_diff(const mt_rules *base, const mt_rules *with, bool json, str
 enum { GN_RULE, GN_VALUE, GN_EVENT, GN_ACTION, GN_PROC };
 static const char *const gn_names[] = {"rule", "value", "event", "action", "procedure"};
 static const char *const gn_shapes[] = {"box", "ellipse", "hexagon", "parallelogram", "component"};
-enum { GE_SUP, GE_AMD, GE_HOOK, GE_SIGNAL };
+enum { GE_SUP, GE_AMD, GE_HOOK, GE_SIGNAL, GE_CANCEL, GE_NEST };
 
 typedef struct gnode {
   int kind;          /* GN_*; nodes 0..nrules-1 are the rules */
@@ -308,14 +309,29 @@ static void edge(graph *g, int from, int to, int style, const char *label) {
   VEC_PUSH(g->edges, g->nedges, g->capedges, e);
 }
 
-/* The events rule R signals: its statements and members, not its nested rules'. */
-static void signals(graph *g, int r, const node *n, int depth) {
+/* What rule R's statements and members do to other parts of the rule set
+ * (not its nested rules'): the events it signals, the karama rules it
+ * cancels, the phases, steps and procedures it runs, the actions it offers.
+ * Run and act targets are read from the checker's annotations, which only
+ * rules in force have. */
+static void statements(graph *g, int r, const node *n, int depth) {
+  const program *p = g->p;
   if (!n || depth > 200) return;
   if (n->kind == AST_RULE && depth > 0) return;
   if (n->kind == AST_SIGNAL)
-    for (int i = 0; i < g->p->nevents; i++)
-      if (!strcmp(g->p->events[i].name, n->name)) edge(g, r, hook_node(g, GN_EVENT, n->name), GE_SIGNAL, "signals");
-  for (uint32_t i = 0; i < n->nkids; i++) signals(g, r, n->kids[i], depth + 1);
+    for (int i = 0; i < p->nevents; i++)
+      if (!strcmp(p->events[i].name, n->name)) edge(g, r, hook_node(g, GN_EVENT, n->name), GE_SIGNAL, "signals");
+  const node *target = n->kind == AST_CANCEL ? ast_kid(n, 0) : NULL;
+  if (target && target->kind == AST_RULEREF) edge(g, r, sema_find_rule(p, target->name), GE_CANCEL, "cancels");
+  if (n->kind == AST_RUN && !p->rules[r].disabled) {
+    if (n->op == RUN_PROC && n->sym >= 0 && n->sym < p->nprocs)
+      edge(g, r, hook_node(g, GN_PROC, p->procs[n->sym].name), GE_HOOK, "runs");
+    if (n->op == RUN_RULE && n->sym >= 0 && n->sym < p->nrules) edge(g, r, n->sym, GE_HOOK, "runs");
+  }
+  if (n->kind == AST_ACT && !p->rules[r].disabled && n->sym >= 0 && n->sym < p->nlists)
+    for (int i = 0; i < p->nlist[n->sym]; i++)
+      if (p->lists[n->sym][i] >= 0) edge(g, r, hook_node(g, GN_ACTION, p->actions[p->lists[n->sym][i]].name), GE_HOOK, "offers");
+  for (uint32_t i = 0; i < n->nkids; i++) statements(g, r, n->kids[i], depth + 1);
 }
 
 static int edge_cmp(const void *x, const void *y) {
@@ -356,7 +372,10 @@ static void build_graph(graph *g) {
     edge(g, p->triggers[i].rule, hook_node(g, GN_EVENT, p->events[p->triggers[i].event].name), GE_HOOK,
          timing[p->triggers[i].timing & 3]);
   for (int i = 0; i < p->nprocs; i++) edge(g, p->procs[i].rule, hook_node(g, GN_PROC, p->procs[i].name), GE_HOOK, "defines");
-  for (int i = 0; i < p->nrules; i++) signals(g, i, p->rules[i].items, 1);
+  for (int i = 0; i < p->nrules; i++) {
+    statements(g, i, p->rules[i].items, 1);
+    if (p->rules[i].parent >= 0) edge(g, p->rules[i].parent, i, GE_NEST, "contains");
+  }
   if (g->nedges > 1) qsort(g->edges, (size_t)g->nedges, sizeof *g->edges, edge_cmp);
   int m = 0;
   for (int i = 0; i < g->nedges; i++)
@@ -503,7 +522,7 @@ int rules_report_graph(const mt_rules *r, const char *phase, const char *rule, s
     sb_printf(out, "\", shape=%s, style=filled, fillcolor=\"#eeeeee\"];\n", gn_shapes[g.nodes[i].kind]);
   }
   static const char *const estyle[] = {", color=\"#cc0000\", penwidth=2", ", color=\"#0055cc\", style=dashed", "",
-                                       ", style=dotted"};
+                                       ", style=dotted", ", color=\"#8000a0\", style=dashed", ", color=\"gray60\""};
   for (int i = 0; i < g.nedges; i++) {
     const gedge *e = &g.edges[i];
     if (!keep[e->from] || !keep[e->to]) continue;
