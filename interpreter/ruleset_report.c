@@ -363,7 +363,8 @@ static void build_graph(graph *g) {
     const action_rec *a = &p->actions[i];
     edge(g, a->rule, hook_node(g, GN_ACTION, a->name), GE_HOOK, "defines");
     for (int k = 0; k < a->nguards; k++)
-      if (a->guards[k].rule != a->rule) edge(g, a->guards[k].rule, hook_node(g, GN_ACTION, a->name), GE_HOOK, "guards");
+      if (a->guards[k].rule != a->rule && a->guards[k].decl_rule != a->guards[k].rule) /* a `because`, not its own check */
+        edge(g, a->guards[k].rule, hook_node(g, GN_ACTION, a->name), GE_HOOK, "guards");
   }
   for (int i = 0; i < p->nchecks; i++)
     edge(g, p->checks[i].rule, hook_node(g, GN_ACTION, p->actions[p->checks[i].action].name), GE_HOOK, "checks");
