@@ -20,21 +20,57 @@
  * Phases: where a change or a rule belongs
  * ====================================================================== */
 
+static bool numbered_in_play(const char *id) { return (id[0] == '0' || id[0] == '1') && id[1] == '.'; }
+
+/* Does the tree N (nested rules included) signal EVENT, or offer ACTION in an
+ * `act`?  (act lists are the checker's, so only rules in force answer.) */
+static bool reaches(const program *p, const node *n, const char *event, int action, int depth) {
+  if (!n || depth > 200) return false;
+  if (event && n->kind == AST_SIGNAL && !strcmp(n->name, event)) return true;
+  if (action >= 0 && n->kind == AST_ACT && n->sym >= 0 && n->sym < p->nlists)
+    for (int i = 0; i < p->nlist[n->sym]; i++)
+      if (p->lists[n->sym][i] == action) return true;
+  for (uint32_t i = 0; i < n->nkids; i++)
+    if (reaches(p, n->kids[i], event, action, depth + 1)) return true;
+  return false;
+}
+
+/* The numbered rule in whose phase rule R's hooks run, or -1: the first
+ * numbered rule (in force) that signals an event R triggers on, or offers an
+ * action R declares: where a faction ability that links to nothing (a
+ * trigger of its own, say) takes effect. */
+static int hook_phase(const program *p, int r) {
+  for (int t = 0; t < p->ntriggers; t++) {
+    if (p->triggers[t].rule != r) continue;
+    const char *ev = p->events[p->triggers[t].event].name;
+    for (int q = 0; q < p->nrules; q++)
+      if (!p->rules[q].disabled && numbered_in_play(p->rules[q].id) && reaches(p, p->rules[q].items, ev, -1, 0)) return q;
+  }
+  for (int a = 0; a < p->nactions; a++) {
+    if (p->actions[a].rule != r) continue;
+    for (int q = 0; q < p->nrules; q++)
+      if (!p->rules[q].disabled && numbered_in_play(p->rules[q].id) && reaches(p, p->rules[q].items, NULL, a, 0)) return q;
+  }
+  return -1;
+}
+
 /* The group key of rule R into BUF: "0" for the setup rules (0.xx), "1.XX"
  * for rules numbered under a phase of play (1.04.02 -> 1.04).  Any other
  * rule (faction abilities 2.xx, cards 3.xx, namespaced house rules) belongs
  * where what it changes belongs: its first supersedes or amends target, else
- * its enclosing rule; failing those, "abilities", "cards" or "other". */
+ * its enclosing rule, else the phase its hooks run in (hook_phase); failing
+ * those, "abilities", "cards" or "other". */
 static void group_of(const program *p, int r, char *buf, size_t n, int depth) {
   const rule_rec *rr = &p->rules[r];
   const char *id = rr->id;
-  if ((id[0] == '0' || id[0] == '1') && id[1] == '.') {
+  if (numbered_in_play(id)) {
     size_t k = 2;
     while (id[k] && id[k] != '.') k++;
     snprintf(buf, n, "%.*s", id[0] == '0' ? 1 : (int)k, id);
     return;
   }
   int next = depth >= 8 ? -1 : rr->nsup ? rr->sup[0] : rr->namd ? rr->amd[0] : rr->parent;
+  if (next < 0 && depth < 8) next = hook_phase(p, r);
   if (next >= 0) group_of(p, next, buf, n, depth + 1);
   else snprintf(buf, n, "%s", rr->faction >= 0 ? "abilities" : rr->card >= 0 ? "cards" : "other");
 }

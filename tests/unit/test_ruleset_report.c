@@ -1,7 +1,8 @@
 /* test_ruleset_report.c -- `mentat diff` and `mentat graph` (ruleset_report.c)
  * on small rule sets compiled against the test game's components: the order
  * of the phase groups (setup first, 1.9 before 1.10, unnumbered last), which
- * variant disabled what, nested rules going with their parent, and DOT that
+ * variant disabled what, nested rules going with their parent, an ability
+ * placed in the phase that signals its trigger's event, and DOT that
  * escapes quotes and backslashes in titles. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +17,8 @@ static const char base_src[] =
     "value 1.9 \"Nine\" nine(): int = 9\n"
     "value 1.10 \"Ten\" ten(): int = 10\n"
     "rule 0.02 \"Setup two\" { }\n"
+    "event lap(n: int)\n"
+    "phase 1.12 \"Laps\" laps { signal lap(1) }\n"
     "rule 1.11 \"Eleven\" {\n"
     "  rule 1.11.01 \"Eleven one\" { }\n"
     "}\n"
@@ -28,6 +31,9 @@ static const char base_src[] =
     "  rule v.1 \"Nine again\" supersedes 1.9 { value nine() = 1 }\n"
     "  rule v.2 \"A \\\"quoted\\\" \\\\ title\" amends 1.10 { }\n"
     "  rule v.3 \"Free\" { }\n"
+    "  faction red \"Red\" {\n"
+    "    ability v.4 \"Red cheers each lap\" { after lap(n) { log \"cheers\" } }\n"
+    "  }\n"
     "}\n";
 
 static mt_rules *compile_with(const char *const *variants, int n) {
@@ -51,7 +57,7 @@ static void diff_groups_and_who_disabled(void **state) {
   const char *want =
       "base: (rule files), basic ruleset, without variants\n"
       "variants: v\n"
-      "9 changes: 3 added, 1 replaced, 3 disabled, 1 superseded, 1 amended\n"
+      "10 changes: 4 added, 1 replaced, 3 disabled, 1 superseded, 1 amended\n"
       "\n"
       "0 Setup\n"
       "  disabled    0.02  Setup two  [variant base]\n"
@@ -70,6 +76,9 @@ static void diff_groups_and_who_disabled(void **state) {
       "1.11 Eleven\n"
       "  disabled    1.11  Eleven  [variant v]\n"
       "  disabled    1.11.01  Eleven one  [variant v; with 1.11]\n"
+      "\n"
+      "1.12 Laps\n"
+      "  added       v.4  Red cheers each lap  [variant v]\n"
       "\n"
       "Other rules\n"
       "  added       v.3  Free  [variant v]\n";
