@@ -268,7 +268,8 @@ static void diff_line(const program *p, const change *c, strbuf *out) {
 
 static void diff_text(const mt_rules *base, const mt_rules *with, const change *c, int n, strbuf *out) {
   const program *p = &with->prog;
-  sb_printf(out, "base: %s, %s ruleset, without variants\n", with->components ? with->components : "(rule files)",
+  sb_printf(out, "base: %s%s, %s ruleset, without variants\n", with->components ? "pack " : "the rule files given",
+            with->components ? with->components : "",
             with->advanced ? "advanced" : "basic");
   if (base == with) {
     sb_puts(out, "no variant given: nothing to compare (name one or more with --variant NAME)\n");

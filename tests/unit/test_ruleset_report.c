@@ -55,7 +55,7 @@ static void diff_groups_and_who_disabled(void **state) {
   strbuf out = {0};
   assert_int_equal(rules_report_diff(base, with, false, &out), 0);
   const char *want =
-      "base: (rule files), basic ruleset, without variants\n"
+      "base: the rule files given, basic ruleset, without variants\n"
       "variants: v\n"
       "10 changes: 4 added, 1 replaced, 3 disabled, 1 superseded, 1 amended\n"
       "\n"
