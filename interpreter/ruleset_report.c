@@ -504,13 +504,13 @@ static int select_rules(const program *p, const char *phase, const char *rule, b
           (!strcmp(p->rules[i].name, want) ||
            (!strncmp(p->rules[i].name, want, strlen(want)) && !strcmp(p->rules[i].name + strlen(want), "_phase"))))
         k = i;
-  size_t wl = strlen(want);
+  const char *under = k >= 0 ? p->rules[k].id : want; /* a phase: rules numbered UNDER.x */
+  size_t ul = strlen(under);
   int n = 0;
   for (int i = 0; i < p->nrules; i++) {
     bool m = i == k;
-    for (int q = p->rules[i].parent; phase && q >= 0 && !m && k >= 0; q = p->rules[q].parent) m = q == k;
-    if (phase && !m) m = !strncmp(p->rules[i].id, k >= 0 ? p->rules[k].id : want, k >= 0 ? strlen(p->rules[k].id) : wl) &&
-                         p->rules[i].id[k >= 0 ? strlen(p->rules[k].id) : wl] == '.';
+    for (int q = p->rules[i].parent; phase && q >= 0 && !m; q = p->rules[q].parent) m = q == k;
+    if (phase && !m) m = !strncmp(p->rules[i].id, under, ul) && p->rules[i].id[ul] == '.';
     sel[i] = m;
     n += m;
   }
