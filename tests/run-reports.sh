@@ -115,6 +115,12 @@ cmp -s "$TMP/all1.dot" "$TMP/all2.dot" && ok || bad "graph: two runs differ"
 $MENTAT graph --rule 1.06.03.011 > "$TMP/err.txt" 2>&1
 rc=$?
 [ $rc -eq 65 ] && grep -q 'did you mean 1.06.03.01' "$TMP/err.txt" && ok || bad "graph --rule 1.06.03.011: exit $rc" "$(cat "$TMP/err.txt")"
+for args in "graph --json" "graph --phase 1.04 --rule 1.04.01" "graph --rule" "diff --phase 1.04"; do
+  # shellcheck disable=SC2086
+  $MENTAT $args > "$TMP/usage.txt" 2>&1
+  rc=$?
+  [ $rc -eq 64 ] && ok || bad "mentat $args: exit $rc, expected 64 (usage)" "$(cat "$TMP/usage.txt")"
+done
 $MENTAT graph --phase bidding > "$TMP/bid.dot" 2>&1 && grep -q '^  "1.04.06.02" \[' "$TMP/bid.dot" && ok ||
   bad "graph --phase bidding lacks 1.04.06.02" "$(head -5 "$TMP/bid.dot")"
 
