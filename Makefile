@@ -16,14 +16,15 @@ WERROR   ?= -Werror
 PREFIX   ?= /usr/local
 
 # ---- dependencies: detect, install as root, or print the exact command ----
-DEB_PKGS = flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev
+DEB_PKGS = flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz
 DEPS_MISSING = missing=""; \
 	command -v flex >/dev/null || missing="$$missing flex"; \
 	command -v bison >/dev/null || missing="$$missing bison"; \
 	command -v pkg-config >/dev/null || missing="$$missing pkg-config"; \
 	pkg-config --exists yaml-0.1 2>/dev/null || missing="$$missing libyaml-dev"; \
 	pkg-config --exists cmocka 2>/dev/null || missing="$$missing libcmocka-dev"; \
-	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev"
+	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev"; \
+	command -v dot >/dev/null || missing="$$missing graphviz"
 .PHONY: deps deps-check
 deps: deps-check
 deps-check:
@@ -78,7 +79,7 @@ TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update \
-        checksymbols golden-update valgrind doc-examples deps-fuzz FORCE
+        checksymbols golden-update valgrind doc-examples deps-fuzz reports FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/mentat $(BUILD)/libmentat.a
@@ -130,7 +131,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes tests/fuzz/replay.c $< $(BUILD)/libmentat.a \
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
-test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session
+test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session reports
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -183,6 +184,12 @@ fuzz-regress: $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 
 doc-examples: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-doc-examples.sh
+
+# mentat diff and mentat graph: the changes of a variant, JSON that parses, DOT that Graphviz renders
+$(BUILD)/tests/jsoncheck: tests/tools/jsoncheck.c $(BUILD)/config | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(LDFLAGS) tests/tools/jsoncheck.c -o $@
+reports: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
+	@BUILD=$(BUILD) sh tests/run-reports.sh
 
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 asan:

@@ -17,6 +17,7 @@
 #include "bots.h"
 #include "explain.h"
 #include "repl.h"
+#include "ruleset_report.h"
 #include "sim.h"
 
 enum { EX_OK = 0, EX_USAGE = 64, EX_DATAERR = 65, EX_SOFTWARE = 70, EX_IOERR = 74 };
@@ -35,6 +36,11 @@ static const char usage[] =
     "  dump    board|decks|factions [--json] [--rules DIR]   the loaded components\n"
     "  repl    [--json] [pack options] [FILE]   the console: commands from FILE or stdin\n"
     "  rules   --list [--json] [pack options]   every rule: number, title, kind, owner, membership, karama, links\n"
+    "  diff    [pack options] --variant V... [--json]   what the variants change against the same pack and\n"
+    "                                     ruleset without them: rules added, replaced, disabled, superseded,\n"
+    "                                     amended, by phase (no --variant: says there is nothing to compare)\n"
+    "  graph   [pack options] [--phase ID | --rule ID]   the rule-interaction graph in Graphviz DOT\n"
+    "                                     (render: mentat graph ... | dot -Tsvg > rules.svg)\n"
     "  simulate [pack options] --games N [--seed S] [--jobs J] [--json] [--factions a,b] [--no-invariants]\n"
     "           [--bots random|uniform|passive|heuristic] [--work-budget N]\n"
     "                                     seeded games with invariants checked after every step\n"
@@ -465,6 +471,53 @@ static int cmd_play(int argc, char **argv) {
   return code;
 }
 
+/* `mentat diff` and `mentat graph` (ruleset_report.c), with the pack options
+ * of every command.  diff loads the rule set twice: as asked, and as its base
+ * (the same pack and ruleset without the variants). */
+static int cmd_report(int argc, char **argv) {
+  bool graph = !strcmp(argv[0], "graph");
+  const char *phase = NULL, *rule = NULL;
+  char *rest[64];
+  int nrest = 0;
+  rest[nrest++] = argv[0];
+  for (int i = 1; i < argc; i++) {
+    if (graph && (!strcmp(argv[i], "--phase") || !strcmp(argv[i], "--rule"))) {
+      if (i + 1 >= argc) return fprintf(stderr, "mentat graph: %s needs a rule number\n", argv[i]), EX_USAGE;
+      const char **dst = argv[i][2] == 'p' ? &phase : &rule;
+      *dst = argv[++i];
+    } else if (nrest < 63) {
+      rest[nrest++] = argv[i];
+    } else {
+      return fprintf(stderr, "mentat %s: too many arguments\n", argv[0]), EX_USAGE;
+    }
+  }
+  opts o = {0};
+  if (parse_opts(nrest, rest, &o, 0) < 0) return EX_USAGE;
+  if (phase && rule) return fputs("mentat graph: give --phase or --rule, not both\n", stderr), EX_USAGE;
+  if (graph && o.json) return fputs("mentat graph: the graph is DOT; --json is for diff\n", stderr), EX_USAGE;
+  int code = EX_OK;
+  mt_rules *r = load(&o, &code);
+  if (!r) return code;
+  strbuf b = {0};
+  int rc = 0;
+  if (graph) {
+    rc = rules_report_graph(r, phase, rule, &b);
+  } else {
+    mt_rules *base = r;
+    if (o.nvariants) {
+      o.nvariants = 0;
+      if (!(base = load(&o, &code))) return mt_rules_free(r), code;
+    }
+    rules_report_diff(base, r, o.json, &b);
+    if (base != r) mt_rules_free(base);
+  }
+  if (rc < 0) fprintf(stderr, "mentat: error: %s\n", b.s);
+  else fputs(b.s ? b.s : "", stdout);
+  sb_free(&b);
+  mt_rules_free(r);
+  return rc < 0 ? EX_DATAERR : EX_OK;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
@@ -478,6 +531,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "dump")) return dump_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "rules")) return cmd_rules(argc - 1, argv + 1);
   if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
+  if (!strcmp(cmd, "diff") || !strcmp(cmd, "graph")) return cmd_report(argc - 1, argv + 1);
   if (!strcmp(cmd, "repl")) {
     char pack[4096];
     const char *dir = NULL; /* repl_main reads --components/--rules DIR itself */
@@ -486,7 +540,7 @@ int main(int argc, char **argv) {
     if (!dir && !(dir = find_pack(pack, sizeof pack))) return EX_IOERR;
     return repl_main(argc - 1, argv + 1, dir);
   }
-  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "simulate", "help"};
+  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "simulate", "diff", "graph", "help"};
   const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
   fprintf(stderr, "mentat: unknown command '%s'%s%s%s\n%s", cmd, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "",
           usage);
