@@ -506,6 +506,7 @@ static int cmd_report(int argc, char **argv) {
     mt_rules *base = r;
     if (o.nvariants) {
       o.nvariants = 0;
+      if (r->advanced) o.advanced = 1; /* a variant built on the Advanced game compares with the Advanced game */
       if (!(base = load(&o, &code))) return mt_rules_free(r), code;
     }
     rules_report_diff(base, r, o.json, &b);

@@ -135,7 +135,7 @@ static bool in_names(const char *s, char *const *names, int n) {
  * named when W was loaded (all those of a file given as --variant FILE) and
  * those they extend.  NULL when none names it (it went with its parent). */
 static const char *disabled_by(const mt_rules *w, const char *id) {
-  char *list = mt_strdup(w->variant_list ? w->variant_list : "");
+  char *list = mt_strdup(w->variant_names ? w->variant_names : ""); /* by declared name: a file's variants too */
   char *names[64];
   int nn = 0;
   for (char *s = list, *e; *s && nn < 64; s = e) {

@@ -79,6 +79,13 @@ if changes < "$TMP/relay.json" | cmp -s - "$TMP/want"; then ok; else bad "diff r
 grep -q '"kind":"disabled","rule":"1.10.02".*"variant":"relay","in_force":false}' "$TMP/relay.json" && ok ||
   bad "diff relay: 1.10.02 disabled by relay, not in force" "$(cat "$TMP/relay.json")"
 
+# a variant of the standard pack built on the Advanced game (extends advanced), named by its file:
+# compared with the Advanced game, its disable of an advanced ability is listed with the declared name
+$MENTAT diff --variant landsraad-4.01 --json > "$TMP/l401.json" 2>&1
+grep -q '"ruleset":"advanced"' "$TMP/l401.json" && grep -q '"kind":"disabled","rule":"2.02.21".*"variant":"landsraad_401"' "$TMP/l401.json" &&
+  grep -q '"kind":"superseded","rule":"landsraad.4-01.3","title":"[^"]*","target":"1.05.00"' "$TMP/l401.json" && ok ||
+  bad "diff --variant landsraad-4.01: against the Advanced game, 2.02.21 disabled" "$(cat "$TMP/l401.json")"
+
 $MENTAT diff $RACE > "$TMP/none.txt" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^no variant given: nothing to compare' "$TMP/none.txt"; then ok; else bad "diff without --variant: exit $rc" "$(cat "$TMP/none.txt")"; fi
