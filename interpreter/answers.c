@@ -504,6 +504,24 @@ const char *mt_decision_error(mt_game *g) {
   return b->s;
 }
 
+bool game_param_only(mt_game *g, int a, int i, const int64_t *args, int64_t *only) {
+  int64_t set = 0, lo = 0, hi = -1;
+  bool range;
+  int pile;
+  vm_memo_reset(&g->v);
+  if (!param_domain_ex(g, a, i, args, &set, &lo, &hi, &range, &pile)) return false;
+  if (pile >= 0) {
+    if (board_pile_count(g->L, g->v.st, pile) != 1) return false;
+    *only = board_pile_card(g->L, g->v.st, pile, 0);
+    return true;
+  }
+  if (range) return lo == hi && (*only = lo, true);
+  if (set == 0 || (set & (set - 1))) return false;
+  for (int k = 0; k < 64; k++)
+    if ((uint64_t)set >> k & 1u) *only = k;
+  return true;
+}
+
 bool game_param_range(mt_game *g, const mt_choice *c, int i, int64_t *lo, int64_t *hi) {
   const program *p = &g->r->prog;
   if (c->action < 0 || c->action >= p->nactions || i <= 0 || i >= p->actions[c->action].nparams) return false;

@@ -81,6 +81,9 @@ const mt_rules *game_rules_retain(const mt_rules *r);
  * arguments, narrowed by the guards that bound it (charged to the pending
  * decision's work account).  False if it is not a range or is empty. */
 bool game_param_range(mt_game *g, const mt_choice *c, int i, int64_t *lo, int64_t *hi);
+/* Whether parameter I of action A, given the earlier arguments ARGS, has exactly one possible
+ * value (its domain has one member): then *ONLY is it. */
+bool game_param_only(mt_game *g, int a, int i, const int64_t *args, int64_t *only);
 /* answers.c: is X within parameter I's domain of action A given the earlier
  * ARGS (*OK)?  False if the domain cannot be evaluated. */
 bool game_in_domain(mt_game *g, int a, int i, const int64_t *args, int64_t x, bool *ok);
