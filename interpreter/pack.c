@@ -7,9 +7,11 @@
 #include "pack.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* DIR without its last path component ("/" stays "/"). */
@@ -198,4 +200,12 @@ void pack_files_fini(pack_files *pf) {
   for (size_t i = 0; i < pf->nrules; i++) mt_free(pf->rules[i]);
   mt_free(pf->rules);
   memset(pf, 0, sizeof *pf);
+}
+
+int pack_dir_ok(const char *dir, strbuf *why) {
+  struct stat st;
+  if (stat(dir, &st) != 0) return sb_printf(why, "cannot read pack '%s': %s", dir, strerror(errno)), -1;
+  if (!S_ISDIR(st.st_mode)) return sb_printf(why, "pack '%s' is not a directory (a pack is a directory holding rules/, factions/ or variants/)", dir), -1;
+  if (access(dir, R_OK | X_OK) != 0) return sb_printf(why, "cannot read pack '%s': %s", dir, strerror(errno)), -1;
+  return 0;
 }

@@ -41,4 +41,8 @@ typedef struct pack_files {
 int pack_layer(const char *base, const char *const *mods, int nmods, pack_files *out, diag *d);
 void pack_files_fini(pack_files *pf);
 
+/* Whether DIR, given as --pack DIR, is a directory that can be read: 0, or -1
+ * with the reason ("cannot read pack 'x': No such file or directory") in WHY. */
+int pack_dir_ok(const char *dir, strbuf *why);
+
 #endif
