@@ -160,8 +160,8 @@ static int scan_layer(layering *L, const char *dir, bool mod) {
   struct dirent *e;
   while (top && (e = readdir(top)))
     if (ends_with(e->d_name, ".yaml") || ends_with(e->d_name, ".rules"))
-      diag_warning(L->d, none, "pack '%s': ignoring '%s%s%s' (files go in %s%srules/, %s%sfactions/ or %s%svariants/)", dir,
-                   dir, sep, e->d_name, dir, sep, dir, sep, dir, sep);
+      diag_warning(L->d, none, "pack '%s': ignoring '%s%s%s' (a pack's files go in its rules/, factions/ or variants/)",
+                   dir, dir, sep, e->d_name);
   if (top) closedir(top);
   return found;
 }
