@@ -83,6 +83,12 @@ printf 'rule house.1 "A house rule of the race" { }\n' >"$TMP/race-house/rules/h
 expect "a pack over --components" 0 "house.1" \
   sh -c "$MENTAT rules --list --components tests/fixtures/race --pack $TMP/race-house | grep '^house' | cut -d' ' -f1"
 
+# a variant in a mod's variants/: known with the pack only
+expect "a mod's variant" 0 "1.08.03 (disabled)" \
+  sh -c "$MENTAT rules --list --pack $FIX/house --variant quiet_harvest | grep '^1.08.03 ' | sed 's/ .*  / /'"
+expect "a mod's variant, without the mod" 65 "mentat: error: unknown variant 'quiet_harvest'" \
+  "$MENTAT" check --variant quiet_harvest
+
 # ---- a bad pack ------------------------------------------------------------------------
 for cmd in check run play rules simulate repl dump explain; do
   case $cmd in
