@@ -104,25 +104,34 @@ static void drain(entries *e, char ***list, size_t *n, size_t *cap) {
   mt_free(e->v);
 }
 
+/* What goes between DIR and a name inside it: nothing after a '/'. */
+static const char *sep_after(const char *dir) {
+  size_t n = strlen(dir);
+  return n && dir[n - 1] == '/' ? "" : "/";
+}
+
 static bool ends_with(const char *s, const char *suffix) {
   size_t a = strlen(s), b = strlen(suffix);
   return a > b && !strcmp(s + a - b, suffix);
 }
 
-/* The files of one layer, directory DIR.  YAML names are DIR/sub/name; rules
- * names drop a "./" so that diagnostics of the current directory's pack read
- * rules/x.rules.  Returns how many files Mentat reads it offered. */
+/* The layers seen so far: each file by its name inside its subdirectory. */
 typedef struct layering {
   pack_files *out;
-  entries yaml, rules[3]; /* rules/, factions/, variants/ */
+  entries yaml, rules[3]; /* factions/ *.yaml; rules/, factions/, variants/ *.rules */
   diag *d;
 } layering;
 
+/* Adds the files of the layer in directory DIR over those seen so far.  YAML
+ * names are DIR/sub/name; rules names drop a "./" so that diagnostics of the
+ * current directory's pack read rules/x.rules, as they always did.  A MOD's
+ * YAML where Mentat never looks gets a warning.  Returns how many files
+ * Mentat reads the layer offered. */
 static int scan_layer(layering *L, const char *dir, bool mod) {
   static const char *const subs[] = {"rules", "factions", "variants"};
   mt_span none = {DIAG_NOFILE, 0, 0};
   int found = 0;
-  const char *sep = dir[strlen(dir) - 1] == '/' ? "" : "/";
+  const char *sep = sep_after(dir);
   for (int k = 0; k < 3; k++) {
     strbuf sub = {0};
     sb_printf(&sub, "%s%s%s", dir, sep, subs[k]);
@@ -181,7 +190,7 @@ int pack_layer(const char *base, const char *const *mods, int nmods, pack_files 
       rc = -1;
     }
   /* the base's own paths when it lacks them: loading them then says what is missing */
-  const char *sep = base[strlen(base) - 1] == '/' ? "" : "/";
+  const char *sep = sep_after(base);
   strbuf p = {0};
   if (!out->board) sb_printf(&p, "%s%srules/board.yaml", base, sep), out->board = sb_take(&p);
   if (!out->decks) sb_printf(&p, "%s%srules/decks.yaml", base, sep), out->decks = sb_take(&p);
