@@ -368,7 +368,7 @@ int dump_main(int argc, char **argv) {
       if (bad) return 74;
       packs[npacks++] = argv[i];
     }
-    else if (!strcmp(argv[i], "--rules") && i + 1 < argc) rules = argv[++i];
+    else if ((!strcmp(argv[i], "--rules") || !strcmp(argv[i], "--components")) && i + 1 < argc) rules = argv[++i];
     else if (!strncmp(argv[i], "--rules=", 8)) rules = argv[i] + 8;
     else if (!what && (!strcmp(argv[i], "board") || !strcmp(argv[i], "decks") || !strcmp(argv[i], "factions")))
       what = argv[i];
