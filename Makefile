@@ -79,7 +79,7 @@ TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update \
-        checksymbols golden-update valgrind doc-examples deps-fuzz reports FORCE
+        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/mentat $(BUILD)/libmentat.a
@@ -131,7 +131,8 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes tests/fuzz/replay.c $< $(BUILD)/libmentat.a \
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
-test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session reports
+test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session \
+      reports modding-doc packs
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -190,6 +191,13 @@ $(BUILD)/tests/jsoncheck: tests/tools/jsoncheck.c $(BUILD)/config | $(BUILD)/tes
 	$(CC) $(CFLAGS) $(LDFLAGS) tests/tools/jsoncheck.c -o $@
 reports: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
 	@BUILD=$(BUILD) sh tests/run-reports.sh
+# docs/modding.md followed step by step, each command's output compared with the doc's
+modding-doc: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-modding-doc.sh
+
+# --pack: layering, overriding, and the diagnostics of a bad mod
+packs: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-packs.sh
 
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 asan:

@@ -14,6 +14,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "data.h"
+#include "pack.h"
 
 #include <dirent.h>
 #include <stdarg.h>
@@ -1770,56 +1771,33 @@ int data_loader_finish(data_loader *ld) {
   return ld->errors == before && ld->errors == 0 ? 0 : -1;
 }
 
-static int cmp_str(const void *a, const void *b) {
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-board_def *data_load_dir(const char *root, diag *d) {
+board_def *data_load_pack(const pack_files *pf, diag *d) {
   board_def *def = board_def_new();
   data_loader *ld = data_loader_new(def, d);
-  strbuf p = {0};
-  sb_printf(&p, "%s/rules/board.yaml", root);
-  int rc = data_load_board(ld, p.s);
-  p.n = 0;
-  sb_printf(&p, "%s/rules/decks.yaml", root);
-  if (rc == 0) rc = data_load_decks(ld, p.s);
-  p.n = 0;
-  sb_printf(&p, "%s/factions", root);
-  DIR *dir = rc == 0 ? opendir(p.s) : NULL;
-  if (rc == 0 && !dir) {
+  int rc = data_load_board(ld, pf->board);
+  if (rc == 0) rc = data_load_decks(ld, pf->decks);
+  if (rc == 0 && pf->no_factions) {
     mt_span none = {DIAG_NOFILE, 0, 0};
-    lerr(ld, none, "cannot open directory '%s'", p.s);
+    lerr(ld, none, "cannot open directory '%s'", pf->no_factions);
     rc = -1;
   }
-  if (dir) {
-    char **names = NULL;
-    size_t n = 0, cap = 0;
-    struct dirent *e;
-    while ((e = readdir(dir))) {
-      size_t l = strlen(e->d_name);
-      if (l > 5 && !strcmp(e->d_name + l - 5, ".yaml")) {
-        char *s = mt_strdup(e->d_name);
-        VEC_PUSH(names, n, cap, s);
-      }
-    }
-    closedir(dir);
-    qsort(names, n, sizeof *names, cmp_str);
-    for (size_t i = 0; i < n; i++) {
-      strbuf f = {0};
-      sb_printf(&f, "%s/factions/%s", root, names[i]);
-      if (data_load_faction(ld, f.s) != 0) rc = -1;
-      sb_free(&f);
-      mt_free(names[i]);
-    }
-    mt_free(names);
-  }
-  sb_free(&p);
+  if (rc == 0) /* every sheet, so each one's errors are reported */
+    for (size_t i = 0; i < pf->nyaml; i++)
+      if (data_load_faction(ld, pf->yaml[i]) != 0) rc = -1;
   if (rc == 0) rc = data_loader_finish(ld);
   data_loader_free(ld);
   if (rc != 0) {
     board_def_free(def);
     return NULL;
   }
+  return def;
+}
+
+board_def *data_load_dir(const char *root, diag *d) {
+  pack_files pf;
+  pack_layer(root, NULL, 0, &pf, d);
+  board_def *def = data_load_pack(&pf, d);
+  pack_files_fini(&pf);
   return def;
 }
 

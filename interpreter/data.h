@@ -43,6 +43,11 @@ int data_loader_finish(data_loader *ld);
  * after reporting errors to D. */
 board_def *data_load_dir(const char *root, diag *d);
 
+/* Loads the component files PF names (pack.h: a pack with mods laid over
+ * it), in the same order; the same results as data_load_dir. */
+struct pack_files;
+board_def *data_load_pack(const struct pack_files *pf, diag *d);
+
 /* ---- inspection (dump.c) ------------------------------------------------
  * `mentat dump board|decks|factions [--json] [--rules DIR]`; argv[0] is
  * "dump".  Returns 0, 64 (usage), 65 (data error) or 74 (I/O).  The dump_*

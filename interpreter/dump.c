@@ -355,20 +355,30 @@ static bool has_pack(const char *root) {
 /* argv[0] is "dump".  Exit codes: 0 ok, 64 usage, 65 data error, 74 I/O. */
 int dump_main(int argc, char **argv) {
   const char *what = NULL, *rules = NULL;
+  const char *packs[32];
+  int npacks = 0;
   bool json = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = true;
-    else if (!strcmp(argv[i], "--rules") && i + 1 < argc) rules = argv[++i];
+    else if (!strcmp(argv[i], "--pack") && i + 1 < argc && npacks < 32) {
+      strbuf why = {0};
+      int bad = pack_dir_ok(argv[++i], &why);
+      if (bad) fprintf(stderr, "mentat: error: %s\n", why.s);
+      sb_free(&why);
+      if (bad) return 74;
+      packs[npacks++] = argv[i];
+    }
+    else if ((!strcmp(argv[i], "--rules") || !strcmp(argv[i], "--components")) && i + 1 < argc) rules = argv[++i];
     else if (!strncmp(argv[i], "--rules=", 8)) rules = argv[i] + 8;
     else if (!what && (!strcmp(argv[i], "board") || !strcmp(argv[i], "decks") || !strcmp(argv[i], "factions")))
       what = argv[i];
     else {
-      fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--rules DIR]\n");
+      fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--rules DIR] [--pack DIR]...\n");
       return 64;
     }
   }
   if (!what) {
-    fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--rules DIR]\n");
+    fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--rules DIR] [--pack DIR]...\n");
     return 64;
   }
   char buf[4096];
@@ -384,7 +394,9 @@ int dump_main(int argc, char **argv) {
     return 74;
   }
   diag *d = diag_new(diag_sink_file, stderr);
-  board_def *def = data_load_dir(rules, d);
+  pack_files pf;
+  board_def *def = pack_layer(rules, packs, npacks, &pf, d) == 0 ? data_load_pack(&pf, d) : NULL;
+  pack_files_fini(&pf);
   diag_free(d);
   if (!def) return 65;
   strbuf o = {0};

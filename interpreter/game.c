@@ -4,7 +4,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "game.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 
 #include "check.h"
 #include "data.h"
+#include "pack.h"
 
 void game_capture(void *ud, int level, const char *text) {
   (void)level;
@@ -22,26 +22,6 @@ void game_capture(void *ud, int level, const char *text) {
 static void sink(void *ud, diag_level lv, const char *text) {
   mt_rules *r = ud;
   if (r->message) r->message(r->message_ud, (int)lv, text);
-}
-
-static int cmpstr(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
-
-/* The .rules files of DIR, sorted, appended to LIST. */
-static void list_rules(const char *dir, char ***list, int *n, int *cap) {
-  DIR *d = opendir(dir);
-  if (!d) return;
-  struct dirent *e;
-  int first = *n;
-  while ((e = readdir(d))) {
-    size_t len = strlen(e->d_name);
-    if (len > 6 && !strcmp(e->d_name + len - 6, ".rules")) {
-      strbuf b = {0};
-      sb_printf(&b, "%s/%s", dir, e->d_name);
-      VEC_PUSH(*list, *n, *cap, sb_take(&b));
-    }
-  }
-  closedir(d);
-  qsort(*list + first, (size_t)(*n - first), sizeof **list, cmpstr);
 }
 
 /* Parses, resolves, checks and compiles the sources already registered in
@@ -132,8 +112,15 @@ mt_rules *mt_rules_load(const mt_load *o) {
   r->d = diag_new(sink, r);
   const char *comp = o->components ? o->components : ".";
   r->components = mt_strdup(comp);
-  r->def = data_load_dir(comp, r->d);
+  pack_files pf;
+  if (pack_layer(comp, o->packs, o->npacks, &pf, r->d) < 0) {
+    pack_files_fini(&pf);
+    mt_rules_free(r);
+    return NULL;
+  }
+  r->def = data_load_pack(&pf, r->d);
   if (!r->def) {
+    pack_files_fini(&pf);
     mt_rules_free(r);
     return NULL;
   }
@@ -142,15 +129,9 @@ mt_rules *mt_rules_load(const mt_load *o) {
   if (o->nfiles > 0) {
     for (int i = 0; i < o->nfiles; i++) VEC_PUSH(files, nfiles, cap, mt_strdup(o->files[i]));
   } else {
-    static const char *const sub[] = {"rules", "factions", "variants"};
-    for (int i = 0; i < 3; i++) {
-      strbuf b = {0};
-      if (!strcmp(comp, ".")) sb_puts(&b, sub[i]); /* names relative to here: diagnostics read factions/x.rules */
-      else sb_printf(&b, "%s/%s", comp, sub[i]);
-      list_rules(b.s, &files, &nfiles, &cap);
-      sb_free(&b);
-    }
+    for (size_t i = 0; i < pf.nrules; i++) VEC_PUSH(files, nfiles, cap, mt_strdup(pf.rules[i]));
   }
+  pack_files_fini(&pf);
   for (int i = 0; i < o->nvariants; i++)
     if (strchr(o->variants[i], '/') || strstr(o->variants[i], ".rules")) VEC_PUSH(files, nfiles, cap, mt_strdup(o->variants[i]));
   r->source_ids = mt_calloc((size_t)nfiles + 1, sizeof *r->source_ids);

@@ -33,7 +33,7 @@ static const char usage[] =
     "          [--work-budget N]          a full game with bots (Basic unless --ruleset advanced), narrated\n"
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
     "  explain RULE-ID [--bytecode] [--json] [pack options]   a rule: links both ways, hooks, where defined\n"
-    "  dump    board|decks|factions [--json] [--rules DIR]   the loaded components\n"
+    "  dump    board|decks|factions [--json] [--rules DIR] [--pack DIR]...   the loaded components\n"
     "  repl    [--json] [pack options] [FILE]   the console: commands from FILE or stdin\n"
     "  rules   --list [--json] [pack options]   every rule: number, title, kind, owner, membership, karama, links\n"
     "  diff    [pack options] --variant V... [--json]   what the variants change against the same pack and\n"
@@ -50,8 +50,12 @@ static const char usage[] =
     "(default 100000000); a decision that needs more stops the game with an error naming it\n"
     "\n"
     "pack options:\n"
-    "  --components DIR   components (DIR/rules/board.yaml, DIR/rules/decks.yaml, DIR/factions/*.yaml)\n"
-    "                     and, without FILEs, every DIR/{rules,factions,variants}/*.rules\n"
+    "  --components DIR   the pack to play instead of the standard one: components (DIR/rules/board.yaml,\n"
+    "                     DIR/rules/decks.yaml, DIR/factions/*.yaml) and, without FILEs, every\n"
+    "                     DIR/{rules,factions,variants}/*.rules (--rules DIR: the same)\n"
+    "  --pack DIR         a mod laid over that pack (repeatable, later ones over earlier ones): its files\n"
+    "                     are added, and one with the same path as an earlier one replaces it\n"
+    "                     (docs/modding.md)\n"
     "  --variant NAME     apply a variant (repeatable)\n"
     "  --ruleset basic|advanced   the ruleset: basic (the default) leaves out the rules tagged\n"
     "                     advanced; advanced puts them in force\n"
@@ -86,6 +90,8 @@ static int factions_ok(const char *who, const char *list) {
 
 typedef struct opts {
   const char *components;
+  const char *packs[32]; /* --pack DIR, in order */
+  int npacks;
   const char *variants[32];
   int nvariants;
   int advanced;
@@ -108,6 +114,10 @@ static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
     if (!strcmp(a, "--components") || !strcmp(a, "--rules")) {
       if (++i >= argc) return fprintf(stderr, "mentat: %s needs a directory\n", a), -1;
       o->components = argv[i];
+    } else if (!strcmp(a, "--pack")) {
+      if (++i >= argc) return fprintf(stderr, "mentat: --pack needs a directory\n"), -1;
+      if (o->npacks >= 32) return fprintf(stderr, "mentat: at most 32 --pack options\n"), -1;
+      o->packs[o->npacks++] = argv[i];
     } else if (!strcmp(a, "--variant")) {
       if (++i >= argc || o->nvariants >= 32) return fprintf(stderr, "mentat: --variant needs a name\n"), -1;
       o->variants[o->nvariants++] = argv[i];
@@ -167,8 +177,17 @@ static mt_rules *load(opts *o, int *code) {
       *code = EX_IOERR;
       return NULL;
     }
+  for (int i = 0; i < o->npacks; i++) {
+    strbuf why = {0};
+    int bad = pack_dir_ok(o->packs[i], &why);
+    if (bad) fprintf(stderr, "mentat: error: %s\n", why.s);
+    sb_free(&why);
+    if (bad) return *code = EX_IOERR, NULL;
+  }
   mt_load L = {0};
   L.components = o->components ? o->components : find_pack(pack, sizeof pack);
+  L.packs = o->packs;
+  L.npacks = o->npacks;
   if (!L.components) {
     *code = EX_IOERR;
     return NULL;
@@ -303,7 +322,8 @@ static int cmd_simulate(int argc, char **argv) {
   pack_args[np++] = argv[0];
   if (argc > 62) return fprintf(stderr, "mentat simulate: too many arguments\n"), EX_USAGE;
   for (int i = 1; i < argc; i++) {
-    if (!strcmp(argv[i], "--components") || !strcmp(argv[i], "--rules") || !strcmp(argv[i], "--variant")) {
+    if (!strcmp(argv[i], "--components") || !strcmp(argv[i], "--rules") || !strcmp(argv[i], "--pack") ||
+        !strcmp(argv[i], "--variant")) {
       pack_args[np++] = argv[i];
       if (i + 1 < argc) pack_args[np++] = argv[++i];
     } else if (!strcmp(argv[i], "--advanced")) {

@@ -25,6 +25,8 @@ typedef void (*mt_log_fn)(void *ud, const char *rule, const char *text);
 
 typedef struct mt_load {
   const char *components;          /* dir holding rules/board.yaml, rules/decks.yaml and factions/ */
+  const char *const *packs;        /* mods laid over it, in order (docs/modding.md) */
+  int npacks;
   const char *const *files;        /* rules files; none: every .rules file of the pack */
   int nfiles;
   const char *const *variants;     /* variant names to apply */

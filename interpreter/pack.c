@@ -1,11 +1,17 @@
-/* pack.c -- the standard rule pack's place: beside the executable in a
- * checkout, under PREFIX/share/mentat once installed (ARCHITECTURE.md §5).
- * Used by the command line when no --rules/--components DIR is given. */
+/* pack.c -- the rule pack's files.  Where the standard pack is: beside the
+ * executable in a checkout, under PREFIX/share/mentat once installed
+ * (ARCHITECTURE.md §5), used by the command line when no --rules/--components
+ * DIR is given; and which files a game loads when mods (--pack DIR) are laid
+ * over it (docs/modding.md). */
 #define _POSIX_C_SOURCE 200809L
 #include "pack.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* DIR without its last path component ("/" stays "/"). */
@@ -60,4 +66,155 @@ const char *pack_find(const char *exe, char *buf, size_t n, strbuf *why) {
     sb_printf(why, "cannot find the rule pack; looked for:\n%suse --rules DIR to name the directory that holds it\n", tried.s);
   sb_free(&tried);
   return NULL;
+}
+
+/* ---- layers ------------------------------------------------------------------ */
+
+/* One file a layer offers: NAME (its name inside its directory) is what a later
+ * layer replaces it by. */
+typedef struct entry {
+  char *name, *path;
+} entry;
+
+typedef struct entries {
+  entry *v;
+  size_t n, cap;
+} entries;
+
+static void upsert(entries *e, const char *name, char *path) {
+  for (size_t i = 0; i < e->n; i++)
+    if (!strcmp(e->v[i].name, name)) {
+      mt_free(e->v[i].path);
+      e->v[i].path = path;
+      return;
+    }
+  entry x = {mt_strdup(name), path};
+  VEC_PUSH(e->v, e->n, e->cap, x);
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(((const entry *)a)->name, ((const entry *)b)->name); }
+
+/* Moves E's paths, sorted by name, to the end of LIST; frees E. */
+static void drain(entries *e, char ***list, size_t *n, size_t *cap) {
+  if (e->n) qsort(e->v, e->n, sizeof *e->v, by_name);
+  for (size_t i = 0; i < e->n; i++) {
+    VEC_PUSH(*list, *n, *cap, e->v[i].path);
+    mt_free(e->v[i].name);
+  }
+  mt_free(e->v);
+}
+
+/* What goes between DIR and a name inside it: nothing after a '/'. */
+static const char *sep_after(const char *dir) {
+  size_t n = strlen(dir);
+  return n && dir[n - 1] == '/' ? "" : "/";
+}
+
+static bool ends_with(const char *s, const char *suffix) {
+  size_t a = strlen(s), b = strlen(suffix);
+  return a > b && !strcmp(s + a - b, suffix);
+}
+
+/* The layers seen so far: each file by its name inside its subdirectory. */
+typedef struct layering {
+  pack_files *out;
+  entries yaml, rules[3]; /* factions/ *.yaml; rules/, factions/, variants/ *.rules */
+  diag *d;
+} layering;
+
+/* Adds the files of the layer in directory DIR over those seen so far.  YAML
+ * names are DIR/sub/name; rules names drop a "./" so that diagnostics of the
+ * current directory's pack read rules/x.rules, as they always did.  A MOD's
+ * YAML where Mentat never looks gets a warning.  Returns how many files
+ * Mentat reads the layer offered. */
+static int scan_layer(layering *L, const char *dir, bool mod) {
+  static const char *const subs[] = {"rules", "factions", "variants"};
+  mt_span none = {DIAG_NOFILE, 0, 0};
+  int found = 0;
+  const char *sep = sep_after(dir);
+  for (int k = 0; k < 3; k++) {
+    strbuf sub = {0};
+    sb_printf(&sub, "%s%s%s", dir, sep, subs[k]);
+    DIR *dd = opendir(sub.s);
+    if (!dd && k == 1 && !mod) L->out->no_factions = mt_strdup(sub.s);
+    struct dirent *e;
+    while (dd && (e = readdir(dd))) {
+      const char *f = e->d_name;
+      strbuf path = {0};
+      sb_printf(&path, "%s/%s", sub.s, f);
+      if (ends_with(f, ".rules")) {
+        strbuf rel = {0};
+        if (!strcmp(dir, ".")) sb_printf(&rel, "%s/%s", subs[k], f);
+        else sb_puts(&rel, path.s);
+        upsert(&L->rules[k], f, sb_take(&rel));
+        found++;
+      } else if (k == 0 && (!strcmp(f, "board.yaml") || !strcmp(f, "decks.yaml"))) {
+        char **slot = f[0] == 'b' ? &L->out->board : &L->out->decks;
+        mt_free(*slot);
+        *slot = sb_take(&path);
+        found++;
+      } else if (k == 1 && ends_with(f, ".yaml")) {
+        upsert(&L->yaml, f, sb_take(&path));
+        found++;
+      } else if (mod && k == 0 && ends_with(f, ".yaml")) {
+        diag_warning(L->d, none, "pack '%s': ignoring '%s' (only rules/board.yaml and rules/decks.yaml are read in rules/)",
+                     dir, path.s);
+      }
+      sb_free(&path);
+    }
+    if (dd) closedir(dd);
+    sb_free(&sub);
+  }
+  DIR *top = mod ? opendir(dir) : NULL;
+  struct dirent *e;
+  while (top && (e = readdir(top)))
+    if (ends_with(e->d_name, ".yaml") || ends_with(e->d_name, ".rules"))
+      diag_warning(L->d, none, "pack '%s': ignoring '%s%s%s' (a pack's files go in its rules/, factions/ or variants/)",
+                   dir, dir, sep, e->d_name);
+  if (top) closedir(top);
+  return found;
+}
+
+int pack_layer(const char *base, const char *const *mods, int nmods, pack_files *out, diag *d) {
+  memset(out, 0, sizeof *out);
+  layering L = {.out = out, .d = d};
+  int rc = 0;
+  scan_layer(&L, base, false);
+  for (int i = 0; i < nmods; i++)
+    if (scan_layer(&L, mods[i], true) == 0) {
+      mt_span none = {DIAG_NOFILE, 0, 0};
+      diag_error(d, none,
+                 "pack '%s' holds nothing Mentat reads: it needs rules/board.yaml, rules/decks.yaml, rules/*.rules, "
+                 "factions/*.yaml, factions/*.rules or variants/*.rules",
+                 mods[i]);
+      rc = -1;
+    }
+  /* the base's own paths when it lacks them: loading them then says what is missing */
+  const char *sep = sep_after(base);
+  strbuf p = {0};
+  if (!out->board) sb_printf(&p, "%s%srules/board.yaml", base, sep), out->board = sb_take(&p);
+  if (!out->decks) sb_printf(&p, "%s%srules/decks.yaml", base, sep), out->decks = sb_take(&p);
+  if (out->no_factions && L.yaml.n) mt_free(out->no_factions), out->no_factions = NULL;
+  drain(&L.yaml, &out->yaml, &out->nyaml, &out->capyaml);
+  for (int k = 0; k < 3; k++) drain(&L.rules[k], &out->rules, &out->nrules, &out->caprules);
+  return rc;
+}
+
+void pack_files_fini(pack_files *pf) {
+  mt_free(pf->board);
+  mt_free(pf->decks);
+  mt_free(pf->no_factions);
+  for (size_t i = 0; i < pf->nyaml; i++) mt_free(pf->yaml[i]);
+  mt_free(pf->yaml);
+  for (size_t i = 0; i < pf->nrules; i++) mt_free(pf->rules[i]);
+  mt_free(pf->rules);
+  memset(pf, 0, sizeof *pf);
+}
+
+int pack_dir_ok(const char *dir, strbuf *why) {
+  struct stat st;
+  if (stat(dir, &st) != 0) return sb_printf(why, "cannot read pack '%s': %s", dir, strerror(errno)), -1;
+  if (!S_ISDIR(st.st_mode)) return sb_printf(why, "pack '%s' is not a directory (a pack is a directory holding rules/, factions/ or variants/)", dir), -1;
+  if (access(dir, R_OK | X_OK) != 0) return sb_printf(why, "cannot read pack '%s': %s", dir, strerror(errno)), -1;
+  return 0;
 }

@@ -1,9 +1,11 @@
-/* pack.h -- where the standard rule pack is (pack.c). */
+/* pack.h -- where the rule pack is, and which of its files a game loads
+ * (pack.c). */
 #ifndef MENTAT_PACK_H
 #define MENTAT_PACK_H
 
 #include <stddef.h>
 
+#include "diag.h"
 #include "util.h"
 
 /* Finds the standard rule pack: the directory that holds rules/board.yaml
@@ -16,5 +18,31 @@
  * none has it.  Then WHY, if not NULL, receives the message for the user:
  * every file probed, one per line, and how to name a pack (--rules DIR). */
 const char *pack_find(const char *exe, char *buf, size_t n, strbuf *why);
+
+/* The files a game loads from a base pack with mods laid over it
+ * (docs/modding.md).  Every path is owned (mt_free'd by pack_files_fini). */
+typedef struct pack_files {
+  char *board, *decks;     /* rules/board.yaml, rules/decks.yaml of the last layer that has one */
+  char *no_factions;       /* the base's factions/ when it cannot be opened, else NULL */
+  char **yaml;             /* factions/ *.yaml, sorted by file name */
+  size_t nyaml, capyaml;
+  char **rules;            /* rules/, then factions/, then variants/ *.rules, each sorted by file name */
+  size_t nrules, caprules;
+} pack_files;
+
+/* Lays the MODS directories, in order, over the BASE pack: a file of a later
+ * layer with the same path inside its directory (rules/board.yaml,
+ * factions/x.yaml, variants/v.rules...) replaces the earlier one, any other
+ * file is added.  A mod that holds none of these files is an error, and a
+ * file a mod holds where Mentat never looks (x.yaml beside rules/) a warning,
+ * both reported to D.  Fills OUT (zeroed first); returns 0, or -1 after an
+ * error.  A directory that does not exist is the caller's to refuse first:
+ * here it only holds nothing. */
+int pack_layer(const char *base, const char *const *mods, int nmods, pack_files *out, diag *d);
+void pack_files_fini(pack_files *pf);
+
+/* Whether DIR, given as --pack DIR, is a directory that can be read: 0, or -1
+ * with the reason ("cannot read pack 'x': No such file or directory") in WHY. */
+int pack_dir_ok(const char *dir, strbuf *why);
 
 #endif

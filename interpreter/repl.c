@@ -26,6 +26,7 @@
 #include "game.h"
 #include "bots.h"
 #include "explain.h"
+#include "pack.h"
 #include "repl.h"
 
 #include <unistd.h>
@@ -35,6 +36,8 @@
 
 typedef struct repl {
   char components[4096];
+  const char *const *packs; /* mods laid over it (--pack DIR; borrowed from the options) */
+  int npacks;
   const char *variants[32];
   int nvariants;
   char varbuf[1024];
@@ -311,6 +314,8 @@ static int seek_phase(repl *R, int ph) {
 static mt_rules *compile_pack(repl *R, const char *const *variants, int nvariants, int advanced) {
   mt_load L = {0};
   L.components = R->components;
+  L.packs = R->packs;
+  L.npacks = R->npacks;
   L.variants = variants;
   L.nvariants = nvariants;
   L.advanced = advanced;
@@ -2162,12 +2167,20 @@ static int read_command(repl *R, FILE *in, bool interactive, strbuf *cmd) {
 
 int repl_main(int argc, char **argv, const char *default_pack) {
   repl_options o = {.pack = default_pack};
-  const char *variants[32];
+  const char *variants[32], *packs[32];
   const char *script = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) o.json = true;
     else if ((!strcmp(argv[i], "--components") || !strcmp(argv[i], "--rules")) && i + 1 < argc) o.pack = argv[++i];
-    else if (!strcmp(argv[i], "--variant") && i + 1 < argc) {
+    else if (!strcmp(argv[i], "--pack") && i + 1 < argc) {
+      if (o.npacks == 32) return fprintf(stderr, "mentat repl: at most 32 --pack options\n"), 64;
+      strbuf why = {0};
+      int bad = pack_dir_ok(argv[++i], &why);
+      if (bad) fprintf(stderr, "mentat: error: %s\n", why.s);
+      sb_free(&why);
+      if (bad) return 74;
+      packs[o.npacks++] = argv[i];
+    } else if (!strcmp(argv[i], "--variant") && i + 1 < argc) {
       if (o.nvariants == 32) return fprintf(stderr, "mentat repl: at most 32 --variant options\n"), 64;
       variants[o.nvariants++] = argv[++i];
     } else if (!strcmp(argv[i], "--advanced")) {
@@ -2182,6 +2195,7 @@ int repl_main(int argc, char **argv, const char *default_pack) {
     } else script = argv[i];
   }
   o.variants = variants;
+  o.packs = packs;
   FILE *in = script ? fopen(script, "r") : stdin;
   if (!in) {
     fprintf(stderr, "mentat repl: cannot open '%s': %s\n", script, strerror(errno));
@@ -2199,6 +2213,8 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   R->json = o->json;
   R->sandbox = o->sandbox;
   snprintf(R->components, sizeof R->components, "%s", o->pack ? o->pack : ".");
+  R->packs = o->packs;
+  R->npacks = o->npacks;
   for (int i = 0; i < o->nvariants && i < 32; i++) R->variants[R->nvariants++] = o->variants[i];
   R->advanced = o->rules ? o->rules->advanced : o->advanced;
   if (o->rules) R->r = (mt_rules *)(uintptr_t)game_rules_retain(o->rules);

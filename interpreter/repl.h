@@ -2,7 +2,7 @@
 #ifndef MENTAT_REPL_H
 #define MENTAT_REPL_H
 
-/* `mentat repl [--json] [--components DIR] [--variant V] [--ruleset basic|advanced] [FILE]`: runs console
+/* `mentat repl [--json] [--components DIR] [--pack DIR]... [--variant V] [--ruleset basic|advanced] [FILE]`: runs console
  * commands from FILE or stdin; DEFAULT_PACK is the standard rule pack.
  * Returns 0, or 1 when a scripted expectation or command failed. */
 int repl_main(int argc, char **argv, const char *default_pack);
@@ -14,6 +14,8 @@ int repl_main(int argc, char **argv, const char *default_pack);
 
 typedef struct repl_options {
   const char *pack;                /* the rule pack's directory */
+  const char *const *packs;        /* mods laid over it (--pack DIR), borrowed */
+  int npacks;
   const char *const *variants;     /* variants applied by `new` */
   int nvariants;
   bool advanced;                   /* the ruleset of `new` when it names none: advanced, else basic */

@@ -1,0 +1,130 @@
+#!/bin/sh
+# run-packs.sh -- `--pack DIR` (docs/modding.md): a mod's faction exists only
+# with its pack; a later pack's file replaces an earlier one of the same path
+# and adds the others; a bad pack's diagnostic and exit status, on every
+# command that takes pack options.  Each case runs one command (stdout and
+# stderr together) and compares its exit status and output, or the line of it
+# a filter picks.  The last line of output is "N passed, N failed".
+#
+# Environment: BUILD (default build) is the directory holding `mentat`.
+set -u
+BUILD=${BUILD:-build}
+MENTAT=$BUILD/mentat
+MOD=docs/modding/smugglers
+FIX=tests/fixtures/packs
+if [ ! -x "$MENTAT" ]; then
+  echo "run-packs: $MENTAT not found (run make first)" >&2
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/mentat-packs.XXXXXX") || exit 1
+trap 'rm -rf "$TMP"' EXIT INT TERM
+pass=0
+failn=0
+
+# expect NAME STATUS WANT CMD...: CMD exits with STATUS and its output is WANT.
+expect() {
+  name=$1 status=$2 want=$3
+  shift 3
+  got=$("$@" 2>&1)
+  st=$?
+  if [ "$st" = "$status" ] && [ "$got" = "$want" ]; then
+    pass=$((pass + 1))
+  else
+    failn=$((failn + 1))
+    echo "FAIL $name: $*"
+    echo "    exit $st (want $status)"
+    printf '%s\n' "$got" | head -8 | sed 's/^/    got:  /'
+    printf '%s\n' "$want" | head -8 | sed 's/^/    want: /'
+  fi
+}
+
+# lines PATTERN CMD...: the lines of CMD's output that match PATTERN (grep -e).
+lines() {
+  pat=$1
+  shift
+  "$@" 2>&1 | grep -e "$pat"
+}
+
+# ---- a mod's faction exists with its pack only ----------------------------------------
+expect "no mod, no smugglers rules" 1 "" lines '^smugglers' "$MENTAT" rules --list
+expect "the mod's three abilities" 0 "smugglers.1
+smugglers.2
+smugglers.3" sh -c "$MENTAT rules --list --pack $MOD | grep '^smugglers' | cut -d' ' -f1"
+expect "no mod, no smugglers faction" 64 "mentat: error: unknown faction 'smugglers'" \
+  "$MENTAT" play --factions atreides,smugglers --seed 1
+expect "the mod checks" 0 "" "$MENTAT" check --pack "$MOD"
+expect "the mod checks, Advanced" 0 "" "$MENTAT" check --pack "$MOD" --advanced
+expect "the mod plays" 0 "1" sh -c "$MENTAT play --pack $MOD --factions atreides,harkonnen,smugglers --seed 2 | grep -c '^game over'"
+expect "the mod simulates" 0 "50 games (0 failed)" \
+  sh -c "$MENTAT simulate --pack $MOD --factions smugglers,fremen,emperor --games 50 --seed 7 | head -1 | cut -d' ' -f1-4"
+expect "explain names the mod's file" 0 "  defined at $MOD/factions/smugglers.rules:11" \
+  lines 'defined at' "$MENTAT" explain smugglers.2 --pack "$MOD"
+expect "the console takes --pack" 0 "check passed" \
+  sh -c "printf 'new factions=atreides,smugglers seed=1\ncheck collection_rate(smugglers) == 3\n' | $MENTAT repl --pack $MOD | grep check"
+
+# ---- layers: a later file replaces the one of the same path, others are added ----------
+expect "a later sheet replaces the earlier" 0 'smugglers "Smugglers (revised)"' \
+  lines '^smugglers' "$MENTAT" dump factions --pack "$MOD" --pack "$FIX/override"
+expect "in the other order, the mod's sheet wins" 0 'smugglers "Smugglers"' \
+  lines '^smugglers' "$MENTAT" dump factions --pack "$FIX/override" --pack "$MOD"
+expect "the replaced sheet's start" 0 "  start: spice=12 tueks_sietch@4=5" \
+  lines 'start: spice=12' "$MENTAT" dump factions --pack "$MOD" --pack "$FIX/override"
+expect "the replaced sheet's abilities stay" 0 "" "$MENTAT" check --pack "$MOD" --pack "$FIX/override"
+# a base rules file replaced: the same numbers, not a second definition of each
+mkdir -p "$TMP/charity/rules"
+sed 's/^\( *step 1.03.01 "\)[^"]*"/\1Charity, house version"/' rules/1.03-charity.rules >"$TMP/charity/rules/1.03-charity.rules"
+expect "a base file replaced (the replacement is read)" 0 "1.03.01 Charity, house version" \
+  sh -c "$MENTAT rules --list --pack $TMP/charity | grep '^1.03.01 ' | sed 's/  */ /g' | cut -d' ' -f1,6-"
+expect "a base file replaced (no duplicate rules)" 0 "" "$MENTAT" check --pack "$TMP/charity"
+# a pack over --components: the race game plus a house rule
+mkdir -p "$TMP/race-house/rules"
+printf 'rule house.1 "A house rule of the race" { }\n' >"$TMP/race-house/rules/house.rules"
+expect "a pack over --components" 0 "house.1" \
+  sh -c "$MENTAT rules --list --components tests/fixtures/race --pack $TMP/race-house | grep '^house' | cut -d' ' -f1"
+
+# a variant in a mod's variants/: known with the pack only
+expect "a mod's variant" 0 "1.08.03 (disabled)" \
+  sh -c "$MENTAT rules --list --pack $FIX/house --variant quiet_harvest | grep '^1.08.03 ' | sed 's/ .*  / /'"
+expect "a mod's variant, without the mod" 65 "mentat: error: unknown variant 'quiet_harvest'" \
+  "$MENTAT" check --variant quiet_harvest
+
+# ---- a bad pack ------------------------------------------------------------------------
+for cmd in check run play rules simulate repl dump explain; do
+  case $cmd in
+  rules) args="--list" ;;
+  simulate) args="--games 1" ;;
+  dump) args="factions" ;;
+  explain) args="1.03.01" ;;
+  *) args="" ;;
+  esac
+  # shellcheck disable=SC2086
+  expect "$cmd: a missing pack" 74 "mentat: error: cannot read pack '$TMP/nowhere': No such file or directory" \
+    "$MENTAT" $cmd $args --pack "$TMP/nowhere"
+done
+expect "a file, not a directory" 74 \
+  "mentat: error: pack 'rules/board.yaml' is not a directory (a pack is a directory holding rules/, factions/ or variants/)" \
+  "$MENTAT" check --pack rules/board.yaml
+mkdir -p "$TMP/empty/factions"
+expect "a pack with nothing Mentat reads" 65 \
+  "mentat: error: pack '$TMP/empty' holds nothing Mentat reads: it needs rules/board.yaml, rules/decks.yaml, rules/*.rules, factions/*.yaml, factions/*.rules or variants/*.rules" \
+  "$MENTAT" check --pack "$TMP/empty"
+expect "a file where Mentat never looks" 65 \
+  "mentat: warning: pack '$FIX/stray': ignoring '$FIX/stray/smugglers.yaml' (a pack's files go in its rules/, factions/ or variants/)
+mentat: error: pack '$FIX/stray' holds nothing Mentat reads: it needs rules/board.yaml, rules/decks.yaml, rules/*.rules, factions/*.yaml, factions/*.rules or variants/*.rules" \
+  "$MENTAT" play --pack "$FIX/stray"
+expect "a YAML error" 65 "$FIX/bad-yaml/factions/broken.yaml:4:8: error: YAML syntax error: did not find expected ',' or '}'
+    4 | leaders:
+      |        ^
+$FIX/bad-yaml/factions/broken.yaml:3:9: note: while parsing a flow mapping
+    3 | forces: { normal: 20
+      |         ^" "$MENTAT" check --pack "$FIX/bad-yaml"
+expect "a rules error" 65 "$FIX/bad-rules/rules/house.rules:2:24: error: unexpected '=', expected name
+    2 | rule house.1 \"a\" { let = 1 }
+      |                        ^" "$MENTAT" check --pack "$MOD" --pack "$FIX/bad-rules"
+expect "a YAML error, in the console" 0 "error: $FIX/bad-yaml/factions/broken.yaml:4:8: error: YAML syntax error: did not find expected ',' or '}'" \
+  lines 'broken.yaml:4:8' sh -c "printf 'new\n' | $MENTAT repl --pack $FIX/bad-yaml"
+expect "--pack needs a directory" 64 "mentat: --pack needs a directory" "$MENTAT" check --pack
+
+echo "$pass passed, $failn failed"
+[ "$failn" -eq 0 ]
