@@ -69,7 +69,7 @@ static node *rule(struct lex_state *ls, mt_span loc, int form, const char *id, c
 %token <int64_t> INT "integer"
 
 %type <node *> file decls decl rule_decl rule_head_items links link_ids items item member stmt
-%type <node *> block else_part expr params param_list param bind_list binders names act_names act_name exprs
+%type <node *> block else_part expr params param_list param bind_list binders act_names act_name kind_name kind_names exprs
 %type <node *> opt_where opt_by type action_items action_item variant_items variant_item
 %type <node *> rules_list opt_args opt_type opt_when
 %type <const char *> ruleid opt_because opt_name opt_title typename varname
@@ -235,7 +235,7 @@ action_item: REQUIRE expr opt_because { $$ = N(AST_REQUIRE, @2); $$->name = $3; 
            | FORBID expr opt_because { $$ = N(AST_FORBID, @2); $$->name = $3; ast_add(A, $$, $2); }
            | COST expr { $$ = N(AST_COST, @2); ast_add(A, $$, $2); }
            | EFFECT block { $$ = N(AST_EFFECT, @1); ast_add(A, $$, $2); }
-           | IS names { $$ = N(AST_KINDS, @1); for (uint32_t i = 0; i < $2->nkids; i++) ast_add(A, $$, $2->kids[i]); }
+           | IS kind_names { $$ = N(AST_KINDS, @1); for (uint32_t i = 0; i < $2->nkids; i++) ast_add(A, $$, $2->kids[i]); }
            ;
 opt_because: %empty { $$ = NULL; } | BECAUSE ruleid { $$ = $2; } ;
 opt_where: %empty { $$ = NULL; } | WHERE expr { $$ = $2; } ;
@@ -259,14 +259,20 @@ binders: %empty { $$ = N(AST_LIST, @$); } | bind_list ;
 bind_list: NAME { $$ = N(AST_LIST, @1); ast_add(A, $$, named(ls, AST_NAME, @1, $1)); }
          | bind_list ',' NAME { $$ = ast_add(A, $1, named(ls, AST_NAME, @3, $3)); }
          ;
-names: NAME { $$ = N(AST_LIST, @1); ast_add(A, $$, named(ls, AST_NAME, @1, $1)); }
-     | names ',' NAME { $$ = ast_add(A, $1, named(ls, AST_NAME, @3, $3)); }
-     ;
 /* the actions a decision offers: names, and `any KIND` for every action of a kind (ival 1) */
 act_names: act_name { $$ = N(AST_LIST, @1); ast_add(A, $$, $1); }
          | act_names ',' act_name { $$ = ast_add(A, $1, $3); }
          ;
+/* a kind of action is any name; `karama` too (the verb players use for a Karama card) */
+kind_name: NAME { $$ = named(ls, AST_NAME, @1, $1); }
+         | KARAMA { $$ = named(ls, AST_NAME, @1, "karama"); }
+         ;
+kind_names: kind_name { $$ = N(AST_LIST, @1); ast_add(A, $$, $1); }
+          | kind_names ',' kind_name { $$ = ast_add(A, $1, $3); }
+          ;
 act_name: NAME { $$ = named(ls, AST_NAME, @1, $1); }
+        | AGG KARAMA { $$ = named(ls, AST_NAME, @2, "karama"); $$->ival = 1;
+            if ($1 != AGG_ANY) mterror(&@1, NULL, ls, "an action list names actions, or 'any KIND' for every action of a kind"); }
         | AGG NAME {
             $$ = named(ls, AST_NAME, @2, $2); $$->ival = 1;
             if ($1 != AGG_ANY) mterror(&@1, NULL, ls, "an action list names actions, or 'any KIND' for every action of a kind"); }

@@ -476,6 +476,12 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
     return 0;
   }
   const action_rec *a = &p->actions[c.action];
+  /* from here on the choice is named in full, as resolved: the action a verb stands for, every
+   * argument in order, those left out filled in (`ship fremen 8 the_great_flat` is
+   * `fremen_send fremen the_great_flat 14 8`) */
+  char resolved[512];
+  mt_choice_format(g, &c, resolved, sizeof resolved);
+  choice = resolved;
   int64_t cost = 0;
   int judged = game_judge_action(g, &c, &cost, err, sizeof err);
   if (judged <= -2) { /* a parameter outside the domain its rule gives */

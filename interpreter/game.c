@@ -572,8 +572,154 @@ static bool parse_value(const mt_game *g, int ty, const char *w, int64_t *out) {
   return k >= 0;
 }
 
-int mt_choice_parse(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen) {
+/* ---- an action in players' words ----------------------------------------------------------
+ * A choice names an action, or a kind of action its rules declare (`is ship`: the verb players
+ * use), followed by its arguments: in order, by type in any order, or by name (`to=carthag`).
+ * An argument left out is filled when it cannot be anything else: a faction parameter after
+ * the first is the acting faction (the payer), and a parameter whose domain has one member
+ * (the one landing sector of a territory) is that member.  Among the actions a verb names, the
+ * faction's own is taken: one offered to it by the pending decision, else one it may legally
+ * take, else the one named exactly. */
+
+static void signature(const action_rec *a, char *buf, size_t cap) {
+  size_t k = (size_t)snprintf(buf, cap, "%s", a->name);
+  for (int i = 0; i < a->nparams && k < cap; i++) {
+    char tn[32];
+    k += (size_t)snprintf(buf + k, cap - k, " %s:%s", a->pname[i], sema_type_name(a->ptype[i], tn, sizeof tn));
+  }
+}
+
+static bool is_number(const char *w) {
+  if (*w == '-') w++;
+  if (!*w) return false;
+  for (; *w; w++)
+    if (*w < '0' || *w > '9') return false;
+  return true;
+}
+
+/* Binds words W[0..NW) to the parameters of action A; false with the reason in ERR. */
+static bool bind_words(const mt_game *g, int a, char **w, int nw, mt_choice *c, char *err, size_t errlen) {
+  const action_rec *ar = &g->r->prog.actions[a];
+  bool filled[MAX_PARAMS] = {false}, used[MT_MAX_ARGS + 2] = {false};
+  char sig[192];
+  signature(ar, sig, sizeof sig);
+  memset(c, 0, sizeof *c);
+  c->action = a;
+  c->nargs = ar->nparams;
+  bool named = false;
+  for (int j = 0; j < nw; j++) { /* name=value */
+    char *eq = strchr(w[j], '=');
+    if (!eq) continue;
+    named = used[j] = true;
+    *eq = 0;
+    int i = -1;
+    for (int k = 0; k < ar->nparams; k++)
+      if (!strcmp(ar->pname[k], w[j])) i = k;
+    bool ok = i >= 0 && !filled[i] && parse_value(g, ar->ptype[i], eq + 1, &c->args[i]);
+    *eq = '=';
+    if (i < 0) return snprintf(err, errlen, "%s has no parameter '%.*s' (%.180s)", ar->name, (int)(eq - w[j]), w[j], sig), false;
+    if (!ok) return snprintf(err, errlen, "'%s' is not a valid %s (%.180s)", eq + 1, ar->pname[i], sig), false;
+    filled[i] = true;
+  }
+  int npos = 0;
+  for (int j = 0; j < nw; j++) npos += !used[j];
+  if (!named && npos == ar->nparams) { /* in order, as `legal` lists them */
+    bool ok = true;
+    for (int i = 0; i < ar->nparams && ok; i++) ok = parse_value(g, ar->ptype[i], w[i], &c->args[i]);
+    if (ok) return true;
+  }
+  if (npos > ar->nparams) return snprintf(err, errlen, "%s takes %d arguments: %.180s", ar->name, ar->nparams, sig), false;
+  /* by type: names first, each to the first open parameter of a type that reads it */
+  for (int j = 0; j < nw; j++) {
+    if (used[j] || is_number(w[j])) continue;
+    for (int i = 0; i < ar->nparams && !used[j]; i++)
+      if (!filled[i] && parse_value(g, ar->ptype[i], w[j], &c->args[i])) filled[i] = used[j] = true;
+    if (!used[j]) return snprintf(err, errlen, "'%s' fits no open parameter of %s (%.180s)", w[j], ar->name, sig), false;
+  }
+  /* numbers: to the open integer parameters in order; when there are fewer numbers than open
+   * numeric parameters, counts before sectors (a sector can often be told from its territory) */
+  int nnum = 0, nopen = 0, nint = 0;
+  for (int j = 0; j < nw; j++) nnum += !used[j];
+  for (int i = 0; i < ar->nparams; i++)
+    if (!filled[i] && (ar->ptype[i] == TY_INT || ar->ptype[i] == TY_SECTOR)) nopen++, nint += ar->ptype[i] == TY_INT;
+  for (int pass = 0; pass < 2; pass++)
+    for (int i = 0; i < ar->nparams; i++) {
+      bool want = nnum >= nopen ? (ar->ptype[i] == TY_INT || ar->ptype[i] == TY_SECTOR) && pass == 0
+                                : (pass == 0 ? ar->ptype[i] == TY_INT : ar->ptype[i] == TY_SECTOR);
+      if (filled[i] || !want) continue;
+      for (int j = 0; j < nw && !filled[i]; j++)
+        if (!used[j] && parse_value(g, ar->ptype[i], w[j], &c->args[i])) filled[i] = used[j] = true;
+    }
+  (void)nint;
+  for (int j = 0; j < nw; j++)
+    if (!used[j]) return snprintf(err, errlen, "'%s' fits no open parameter of %s (%.180s)", w[j], ar->name, sig), false;
+  /* what was left out and can be only one thing */
+  for (int i = 0; i < ar->nparams; i++) {
+    if (filled[i]) continue;
+    bool before = true; /* its domain may read only the parameters before it */
+    for (int k = 0; k < i; k++) before &= filled[k];
+    if (i > 0 && ar->ptype[i] == TY_FACTION && filled[0]) {
+      c->args[i] = c->args[0], filled[i] = true;
+    } else if (i > 0 && before && game_param_only((mt_game *)(uintptr_t)g, a, i, c->args, &c->args[i])) {
+      filled[i] = true;
+    } else {
+      return snprintf(err, errlen, "%s needs %s (%.180s)", ar->name, ar->pname[i], sig), false;
+    }
+  }
+  return true;
+}
+
+static bool action_of_kind(const action_rec *a, const char *k) {
+  for (int i = 0; i < a->nkinds; i++)
+    if (!strcmp(a->kinds[i], k)) return true;
+  return false;
+}
+
+static int parse_action_words(const mt_game *g, char **words, int nw, mt_choice *c, char *err, size_t errlen) {
   const program *p = &g->r->prog;
+  const vm_state *vs = g->v.vs;
+  int cand[64], nc = 0, exact = -1;
+  for (int i = 0; i < p->nactions && nc < 64; i++) {
+    bool name = !strcmp(p->actions[i].name, words[0]);
+    if (name) exact = i;
+    if (name || action_of_kind(&p->actions[i], words[0])) cand[nc++] = i;
+  }
+  if (nc == 0) {
+    const char *names[512];
+    size_t nn = 0;
+    for (int i = 0; i < p->nactions && nn < 512; i++) {
+      names[nn++] = p->actions[i].name;
+      for (int k = 0; k < p->actions[i].nkinds && nn < 512; k++) names[nn++] = p->actions[i].kinds[k];
+    }
+    const char *sg = diag_suggest(words[0], names, nn);
+    if (sg) return snprintf(err, errlen, "unknown action '%s' (did you mean '%s'?)", words[0], sg), -1;
+    return snprintf(err, errlen, "unknown action '%s'", words[0]), -1;
+  }
+  int best = -1, best_score = -1;
+  mt_choice bound;
+  char first_err[512] = "";
+  for (int k = 0; k < nc; k++) {
+    char e[512];
+    if (!bind_words(g, cand[k], words + 1, nw - 1, &bound, e, sizeof e)) {
+      if (!first_err[0] || cand[k] == exact) memcpy(first_err, e, sizeof e);
+      continue;
+    }
+    int score = 0;
+    if (vs->status == VM_WAITING && vs->dec.kind == DEC_ACT && vs->dec.faction == bound.args[0])
+      for (int i = 0; i < p->nlist[vs->dec.list]; i++) score |= (p->lists[vs->dec.list][i] == cand[k]) * 4;
+    if (nc > 1) {
+      int64_t cost;
+      char je[64];
+      if (game_judge_action((mt_game *)(uintptr_t)g, &bound, &cost, je, sizeof je) == 1) score |= 2;
+    }
+    if (cand[k] == exact) score |= 1;
+    if (score > best_score) best_score = score, best = k, *c = bound;
+  }
+  if (best < 0) return snprintf(err, errlen, "%.500s", first_err), -1;
+  return 0;
+}
+
+int mt_choice_parse(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen) {
   const vm_state *vs = g->v.vs;
   char buf[512];
   snprintf(buf, sizeof buf, "%s", text);
@@ -594,17 +740,7 @@ int mt_choice_parse(const mt_game *g, const char *text, mt_choice *c, char *err,
   case DEC_ASK:
     if (!parse_value(g, vs->dec.elem, words[0], &c->value)) return snprintf(err, errlen, "'%s' is not a valid answer here", words[0]), -1;
     return 0;
-  case DEC_ACT:
-    for (int i = 0; i < p->nactions; i++)
-      if (!strcmp(p->actions[i].name, words[0])) c->action = i;
-    if (c->action < 0) return snprintf(err, errlen, "unknown action '%s'", words[0]), -1;
-    if (nw - 1 != p->actions[c->action].nparams)
-      return snprintf(err, errlen, "%s takes %d arguments", words[0], p->actions[c->action].nparams), -1;
-    c->nargs = nw - 1;
-    for (int i = 0; i < c->nargs; i++)
-      if (!parse_value(g, p->actions[c->action].ptype[i], words[i + 1], &c->args[i]))
-        return snprintf(err, errlen, "'%s' is not a valid %s", words[i + 1], p->actions[c->action].pname[i]), -1;
-    return 0;
+  case DEC_ACT: return parse_action_words(g, words, nw, c, err, errlen);
   default: return snprintf(err, errlen, "no decision is pending"), -1;
   }
 }
