@@ -265,7 +265,7 @@ static int cmd_check(int argc, char **argv) {
   L.lint = 1;
   mt_rules *r = mt_rules_load(&L);
   if (!r) code = EX_DATAERR;
-  int inforce = 0, added = 0;
+  int inforce = 0, added = 0, replaced = 0, switched_off = 0;
   strbuf what = {0}, from = {0};
   sb_puts(&what, o.advanced ? "Advanced" : "Basic");
   for (int i = 0; i < o.nvariants; i++) sb_printf(&what, " + %s", o.variants[i]);
@@ -279,6 +279,9 @@ static int cmd_check(int argc, char **argv) {
     const program *p = &r->prog;
     for (int i = 0; i < p->nrules; i++) {
       const rule_rec *rr = &p->rules[i];
+      replaced += rr->replaced && !rr->disabled;
+      /* switched off by a variant, not left out by the ruleset */
+      switched_off += rr->disabled && (o.advanced || !(rr->tags & TAG_ADVANCED));
       if (rr->disabled) continue;
       inforce++;
       bool user = false;
@@ -286,7 +289,11 @@ static int cmd_check(int argc, char **argv) {
       added += rr->level == LEVEL_VARIANT || user;
     }
   }
-  if (o.nvariants || o.nfiles) sb_printf(&what, ": %d rule%s", added, added == 1 ? "" : "s");
+  if (o.nvariants || o.nfiles) {
+    sb_printf(&what, ": %d rule%s", added, added == 1 ? "" : "s");
+    if (replaced) sb_printf(&what, ", %d replaced", replaced);
+    if (switched_off) sb_printf(&what, ", %d disabled", switched_off);
+  }
   if (o.json) {
     printf("{\"ok\":%s,\"checked\":", r ? "true" : "false");
     strbuf j = {0};
