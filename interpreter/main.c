@@ -269,7 +269,7 @@ static int cmd_check(int argc, char **argv) {
   strbuf what = {0}, from = {0};
   sb_puts(&what, o.advanced ? "Advanced" : "Basic");
   for (int i = 0; i < o.nvariants; i++) sb_printf(&what, " + %s", o.variants[i]);
-  for (int i = 0; i < o.nfiles; i++) sb_printf(&what, " + %s", o.files[i]);
+  for (int i = 0; i < o.nfiles && !alone; i++) sb_printf(&what, " + %s", o.files[i]);
   if (o.nfiles && alone) sb_printf(&from, "%s alone", o.nfiles == 1 ? o.files[0] : "the files");
   else {
     if (o.nfiles) sb_printf(&from, "%s against ", o.nfiles == 1 ? o.files[0] : "the files");
@@ -289,7 +289,7 @@ static int cmd_check(int argc, char **argv) {
       added += rr->level == LEVEL_VARIANT || user;
     }
   }
-  if (o.nvariants || o.nfiles) {
+  if (o.nvariants || (o.nfiles && !alone)) {
     sb_printf(&what, ": %d rule%s", added, added == 1 ? "" : "s");
     if (replaced) sb_printf(&what, ", %d replaced", replaced);
     if (switched_off) sb_printf(&what, ", %d disabled", switched_off);

@@ -72,6 +72,10 @@ run "house rule alone" 65 check --alone $H/flat-shipping.rules
 has err "^$H/flat-shipping.rules:4:86: error: rule house.flat supersedes unknown rule 1.06.03.01\$"
 lacks out .
 done_
+# --alone: the file by itself, with the pack's components only.
+run "a file alone" 0 check --alone --components $RACE tests/golden/rules/clean-small.rules
+has out '^ok: tests/golden/rules/clean-small.rules alone: 3 rules \(Basic\), 0 errors, 0 warnings$'
+done_
 # A file of the pack itself is loaded once, not twice.
 run "a file of the pack" 0 check rules/1.06-shipment-movement.rules
 has out '^ok: rules/1.06-shipment-movement.rules against the standard pack: '
