@@ -25,8 +25,9 @@ static const char usage[] =
     "usage: mentat COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  check   [pack options] [--json] [--alone] [FILE...]   check the pack, or house-rule FILEs against it\n"
-    "                                     (--alone: the FILEs by themselves); exit 65 on errors\n"
+    "  check   [pack options] [--json] [--alone] [FILE...]\n"
+    "                                     check the pack, or house-rule FILEs against it (--alone: the\n"
+    "                                     FILEs by themselves); exit 65 on errors\n"
     "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [--work-budget N] [FILE...]\n"
     "                                     play the pack's game rule with seeded random bots\n"
     "  play    [pack options] [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic]\n"
@@ -195,8 +196,10 @@ static void check_json(strbuf *b, const char *text) {
   static const char *const levels[] = {": error: ", ": warning: ", ": note: "};
   char *at = NULL;
   int lv = 0;
-  for (int i = 0; i < 3 && !at; i++)
-    if ((at = strstr(line, levels[i]))) lv = i;
+  for (int i = 0; i < 3; i++) { /* the first of them: the message may quote another */
+    char *hit = strstr(line, levels[i]);
+    if (hit && (!at || hit < at)) at = hit, lv = i;
+  }
   const char *msg = at ? at + strlen(levels[lv]) : line;
   char *file = NULL;
   long ln = 0, col = 0;
