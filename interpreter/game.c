@@ -55,6 +55,13 @@ static int same_file(char *const *files, int n, const char *path) {
   return -1;
 }
 
+/* Do paths A and B name the same file (the same string, or the same real path)? */
+static bool same_path(const char *a, const char *b) {
+  char ra[4096], rb[4096];
+  if (!strcmp(a, b)) return true;
+  return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
 /* Parses, resolves, checks and compiles the sources already registered in
  * R's diag (files FIRST..); frees R and returns NULL on errors. */
 static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
@@ -72,7 +79,7 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
   for (int i = 0; i < so->nvariants; i++) {
     int from = -1;
     for (size_t k = 0; k < nsrc; k++)
-      if (r->variant_file[k] && !strcmp(diag_source_name(r->d, r->source_ids[k]), so->variants[i])) from = (int)k;
+      if (r->variant_file[k] && same_path(diag_source_name(r->d, r->source_ids[k]), so->variants[i])) from = (int)k;
     if (from < 0) {
       names[nnames++] = so->variants[i];
       continue;
@@ -167,10 +174,11 @@ mt_rules *mt_rules_load(const mt_load *o) {
   for (int i = 0; i < nfiles; i++) {
     pack_source[i] = -1;
     bool user = o->against_pack && i >= npack && i < npack + o->nfiles;
-    int same = user ? same_file(files, npack, files[i]) : -1;
-    if (same >= 0) { /* a FILE of the pack itself: loaded once, as the pack's */
-      if (pack_source[same] >= 0) r->user_file[pack_source[same]] = true;
-      mt_free(files[i]);
+    bool variant = i >= npack + o->nfiles; /* a --variant FILE */
+    int same = user ? same_file(files, npack, files[i]) : variant ? same_file(files, i, files[i]) : -1;
+    if (same >= 0) { /* a file already loaded (a FILE or a --variant FILE of the pack itself): loaded once */
+      if (pack_source[same] >= 0 && user) r->user_file[pack_source[same]] = true;
+      if (pack_source[same] >= 0 && variant) r->variant_file[pack_source[same]] = true;
       continue;
     }
     uint32_t f = diag_load_file(r->d, files[i]);
@@ -180,9 +188,8 @@ mt_rules *mt_rules_load(const mt_load *o) {
       pack_source[i] = r->nsources;
       r->source_ids[r->nsources++] = f;
     }
-    if (i >= npack) mt_free(files[i]);
   }
-  for (int i = 0; i < npack; i++) mt_free(files[i]);
+  for (int i = 0; i < nfiles; i++) mt_free(files[i]);
   mt_free(pack_source);
   mt_free(files);
   if (diag_errors(r->d) > 0) {

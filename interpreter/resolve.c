@@ -394,6 +394,17 @@ bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options
       if (n->kind == AST_RULE) add_rule(&c, n, LEVEL_BASE, -1, -1, NULL, NULL, -1);
       else if (n->kind == AST_FACTION || n->kind == AST_CARD) add_block(&c, n, LEVEL_BASE, NULL);
     }
+  /* a variant name declared twice: the first would be applied, the other silently ignored */
+  for (int f = 0; f < nfiles; f++)
+    for (uint32_t i = 0; i < files[f]->nkids; i++) {
+      node *v = files[f]->kids[i];
+      if (!v || v->kind != AST_VARIANT) continue;
+      node *first = find_variant(files, nfiles, v->name);
+      if (first != v) {
+        diag_error(d, v->span, "variant '%s' is declared twice", v->name);
+        diag_note(d, first->span, "first declared here");
+      }
+    }
   const char *done[64];
   int ndone = 0;
   for (int i = 0; i < o->nvariants; i++) {

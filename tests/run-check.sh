@@ -113,6 +113,15 @@ run "replace vs replace" 65 check --components $RACE --variant sprint $H/race-ri
 has err "^$H/race-rival.rules:4:11: error: conflict: rule 1.03 is changed twice at the variant level: variant 'rival' replaces it, and variant 'sprint' replaces it"
 has err "^$RACE/variants/sprint.rules:3:11: note: variant 'sprint' replaces it here\$"
 done_
+# a variant named like one of the pack: one of them would be ignored
+run "a variant declared twice" 65 check --components $RACE $H/race-sprint-again.rules
+has err "^$H/race-sprint-again.rules:3:9: error: variant 'sprint' is declared twice\$"
+has err "^$RACE/variants/sprint.rules:2:9: note: first declared here\$"
+done_
+# ... but a --variant FILE of the pack itself is the pack's variant, loaded once
+run "a --variant FILE of the pack" 0 check --components $RACE --variant $RACE/variants/sprint.rules
+has out ", 1 replaced\), 0 errors, 0 warnings\$"
+done_
 # every command that builds the rule set refuses it
 run "play refuses the conflict" 65 play --seed 1 --variant $H/supersede-cost.rules --variant $H/replace-cost.rules
 has err "^$H/supersede-cost.rules:3:50: error: conflict: rule 1.06.03.01 is changed twice"
