@@ -96,6 +96,7 @@ typedef struct opts {
   uint64_t work_budget; /* 0: MT_WORK_BUDGET */
   int bytecode;
   int json;
+  const mt_load *check; /* cmd_check: its message sink, against_pack and lint */
 } opts;
 
 static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
@@ -175,6 +176,12 @@ static mt_rules *load(opts *o, int *code) {
   L.nvariants = o->nvariants;
   L.advanced = o->advanced;
   L.message = message;
+  if (o->check) {
+    L.message = o->check->message;
+    L.message_ud = o->check->message_ud;
+    L.against_pack = o->check->against_pack;
+    L.lint = o->check->lint;
+  }
   mt_rules *r = mt_rules_load(&L);
   if (!r) *code = EX_DATAERR;
   return r;
@@ -246,28 +253,12 @@ static int cmd_check(int argc, char **argv) {
   int bad = parse_opts(nrest, rest, &o, 0) < 0;
   mt_free(rest);
   if (bad) return EX_USAGE;
-  char pack[4096];
   int code = EX_OK;
-  for (int i = 0; i < o.nfiles; i++)
-    if (access(o.files[i], R_OK) != 0) {
-      fprintf(stderr, "mentat: error: cannot read '%s': %s\n", o.files[i], strerror(errno));
-      return EX_IOERR;
-    }
-  mt_load L = {0};
-  L.components = o.components ? o.components : find_pack(pack, sizeof pack);
-  if (!L.components) return EX_IOERR;
   check_log cl = {0, 0, o.json, {0}};
-  L.files = o.files;
-  L.nfiles = o.nfiles;
-  L.variants = o.variants;
-  L.nvariants = o.nvariants;
-  L.advanced = o.advanced;
-  L.message = check_message;
-  L.message_ud = &cl;
-  L.against_pack = !alone;
-  L.lint = 1;
-  mt_rules *r = mt_rules_load(&L);
-  if (!r) code = EX_DATAERR;
+  mt_load how = {.message = check_message, .message_ud = &cl, .against_pack = !alone, .lint = 1};
+  o.check = &how;
+  mt_rules *r = load(&o, &code);
+  if (!r && code != EX_DATAERR) return code; /* a file or the pack not found: said on stderr */
   int inforce = 0, added = 0, replaced = 0, switched_off = 0;
   strbuf what = {0}, from = {0};
   sb_puts(&what, o.advanced ? "Advanced" : "Basic");
