@@ -150,6 +150,7 @@ has out ', 0 errors, 1 warning$'
 done_
 run "... and the Basic game rejects it" 65 check $H/basic-reads-advanced.rules
 has err "^$H/basic-reads-advanced.rules:4:87: error: unknown value or function 'flow_income'"
+has err "^rules/1.13-advanced.rules:[0-9]+:[0-9]+: note: 'flow_income' is declared by rule 1.13.01, which is not in force in this rule set \(it is tagged advanced: the Advanced game has it\)\$"
 done_
 # the supersedes of an advanced rule changes something in the Advanced game: no warning there
 run "supersedes an advanced rule in the Advanced game" 0 check --ruleset advanced $H/warnings.rules
