@@ -80,6 +80,10 @@ done_
 run "a file of the pack" 0 check rules/1.06-shipment-movement.rules
 has out '^ok: rules/1.06-shipment-movement.rules against the standard pack: '
 done_
+# A variant file of the pack itself, given as FILE: its variant is applied (once).
+run "a variant file of the pack" 0 check --components $RACE $RACE/variants/sprint.rules
+has out "^ok: $RACE/variants/sprint.rules against the pack in $RACE: [0-9]+ rules \(Basic \+ $RACE/variants/sprint.rules: 0 rules, 1 replaced\), 0 errors, 0 warnings\$"
+done_
 # --components DIR: the FILEs against that pack.
 run "house variant against the race pack" 0 check --components $RACE $H/race-dash.rules
 has out "^ok: $H/race-dash.rules against the pack in $RACE: [0-9]+ rules \(Basic \+ $H/race-dash.rules: 0 rules, 1 replaced\), 0 errors, 0 warnings\$"
