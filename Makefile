@@ -78,7 +78,7 @@ TEST_SRCS = $(wildcard tests/unit/test_*.c)
 TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
-.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update \
+.PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update house-rules \
         checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs FORCE
 .DELETE_ON_ERROR:
 
@@ -132,7 +132,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
 test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session \
-      reports modding-doc packs
+      house-rules reports modding-doc packs
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -162,6 +162,10 @@ scenarios: $(BUILD)/mentat
 # simulate lists every failing game, replays it, and notices a dead worker
 simulate-truth: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-simulate.sh
+
+# `check` on house rules: against the pack, unknown targets, conflicts between variants, warnings, --json
+house-rules: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-check.sh
 
 # the console's own behaviour: failed commands, undo across rule sets, long lines, numbers
 console: $(BUILD)/mentat

@@ -216,11 +216,34 @@ static void all_names(chk *c, cands *cs, bool callables_only) {
   for (int i = 0; i < def->ntags; i++) cand(cs, def->tags[i]);
 }
 
+/* The rule not in force (an advanced rule in the Basic game, a rule a variant
+ * disabled) that declares NAME -- a value, action, procedure, phase or step -- or -1. */
+static int declared_out_of_force(const program *p, const char *name) {
+  for (int r = 0; r < p->nrules; r++) {
+    const rule_rec *rr = &p->rules[r];
+    if (!rr->disabled) continue;
+    if (rr->name && !strcmp(rr->name, name)) return r;
+    for (uint32_t i = 0; rr->items && i < rr->items->nkids; i++) {
+      const node *it = rr->items->kids[i];
+      if (it && it->name && !strcmp(it->name, name) &&
+          ((it->kind == AST_VALUE && it->kids[1]) || it->kind == AST_ACTION || it->kind == AST_PROC))
+        return r;
+    }
+  }
+  return -1;
+}
+
 static void unknown(chk *c, mt_span at, const char *what, const char *name, cands *cs) {
   const char *s = diag_suggest(name, cs->v, cs->n);
   if (s) diag_error(c->d, at, "unknown %s '%s' (did you mean '%s'?)", what, name, s);
   else diag_error(c->d, at, "unknown %s '%s'", what, name);
   mt_free(cs->v);
+  int r = declared_out_of_force(c->p, name);
+  if (r < 0) return;
+  bool adv = false;
+  for (int q = r, depth = 0; q >= 0 && depth < 1000; q = c->p->rules[q].parent, depth++) adv |= (c->p->rules[q].tags & TAG_ADVANCED) != 0;
+  diag_note(c->d, c->p->rules[r].span, "'%s' is declared by rule %s, which is not in force in this rule set (%s)", name,
+            c->p->rules[r].id, adv ? "it is tagged advanced: the Advanced game has it" : "a variant disables it");
 }
 
 /* Whether some rule, in force or not, says an action is of kind K (`is K`). */

@@ -2,6 +2,7 @@
  * state machine over decisions, legal choices from the same guards that
  * judge legality, refusals that name their rules, clone and hash. */
 #define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "game.h"
 
 #include <errno.h>
@@ -24,6 +25,23 @@ static void sink(void *ud, diag_level lv, const char *text) {
   if (r->message) r->message(r->message_ud, (int)lv, text);
 }
 
+/* The index among FILES[0..N) of the file PATH names (the same file by its
+ * real path), or -1. */
+static int same_file(char *const *files, int n, const char *path) {
+  char want[4096], got[4096];
+  if (!realpath(path, want)) return -1;
+  for (int i = 0; i < n; i++)
+    if (realpath(files[i], got) && !strcmp(want, got)) return i;
+  return -1;
+}
+
+/* Do paths A and B name the same file (the same string, or the same real path)? */
+static bool same_path(const char *a, const char *b) {
+  char ra[4096], rb[4096];
+  if (!strcmp(a, b)) return true;
+  return realpath(a, ra) && realpath(b, rb) && !strcmp(ra, rb);
+}
+
 /* Parses, resolves, checks and compiles the sources already registered in
  * R's diag (files FIRST..); frees R and returns NULL on errors. */
 static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
@@ -41,7 +59,7 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
   for (int i = 0; i < so->nvariants; i++) {
     int from = -1;
     for (size_t k = 0; k < nsrc; k++)
-      if (r->variant_file[k] && !strcmp(diag_source_name(r->d, r->source_ids[k]), so->variants[i])) from = (int)k;
+      if (r->variant_file[k] && same_path(diag_source_name(r->d, r->source_ids[k]), so->variants[i])) from = (int)k;
     /* a variant file of the pack by its name without `.rules` (variants/wbc-2022.rules: wbc-2022),
      * unless a variant is declared by that very name */
     bool declared = false;
@@ -65,18 +83,31 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
       if (v && v->kind == AST_VARIANT) names[nnames++] = v->name;
     }
   }
+  /* a FILE checked against the pack applies every variant it declares, in file order */
+  for (size_t k = 0; r->user_file && k < nsrc; k++)
+    for (uint32_t i = 0; i < r->trees[k]->nkids; i++) {
+      node *v = r->trees[k]->kids[i];
+      if (!v || v->kind != AST_VARIANT) continue;
+      bool seen = false;
+      for (int j = 0; j < nnames && !seen; j++) seen = !strcmp(names[j], v->name);
+      if (!seen && r->user_file[k]) {
+        names = mt_realloc(names, (size_t)(nnames + 1) * sizeof *names);
+        names[nnames++] = v->name;
+      }
+    }
   strbuf vn = {0};
   sb_puts(&vn, "");
   for (int i = 0; i < nnames; i++) sb_printf(&vn, "%s%s", i ? "," : "", names[i]);
   r->variant_names = sb_take(&vn);
   /* a variant built on the Advanced game brings it: `--variant wbc-2022` alone plays Advanced */
   if (!so->advanced && sema_variants_advanced(r->trees, r->ntrees, names, nnames)) r->advanced = true;
-  sema_options opts = {names, nnames, r->advanced};
+  sema_options opts = {names, nnames, r->advanced, so->lint};
   sema_init(&r->prog, r->def);
   sema_resolve(&r->prog, r->trees, r->ntrees, &opts, r->d);
   mt_free(names);
   sema_declare(&r->prog, r->trees, r->ntrees, r->d, &r->arena);
   sema_check(&r->prog, r->d, &r->arena);
+  if (so->lint && diag_errors(r->d) == 0) sema_lint(&r->prog, r->d, so->advanced);
   if (diag_errors(r->d) == 0) cg_compile(&r->prog, r->d);
   if (diag_errors(r->d) == 0) vm_verify(&r->prog, r->d);
   if (diag_errors(r->d) > 0) {
@@ -100,7 +131,7 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
   r->source_ids = mt_calloc((size_t)n + 1, sizeof *r->source_ids);
   r->variant_file = mt_calloc((size_t)n + 1, sizeof *r->variant_file);
   for (int i = 0; i < n; i++) r->source_ids[r->nsources++] = diag_add_source(r->d, names[i], texts[i], lens[i]);
-  sema_options so = {variants, nvariants, advanced != 0};
+  sema_options so = {variants, nvariants, advanced != 0, false};
   return compile_sources(r, &so);
 }
 
@@ -126,30 +157,47 @@ mt_rules *mt_rules_load(const mt_load *o) {
   }
   char **files = NULL;
   int nfiles = 0, cap = 0;
-  if (o->nfiles > 0) {
+  int npack = 0; /* files[0..npack) are the pack's own, before the FILEs checked against it */
+  if (o->nfiles > 0 && !o->against_pack) {
     for (int i = 0; i < o->nfiles; i++) VEC_PUSH(files, nfiles, cap, mt_strdup(o->files[i]));
   } else {
     for (size_t i = 0; i < pf.nrules; i++) VEC_PUSH(files, nfiles, cap, mt_strdup(pf.rules[i]));
+    npack = nfiles;
+    for (int i = 0; i < o->nfiles; i++) VEC_PUSH(files, nfiles, cap, mt_strdup(o->files[i]));
   }
   pack_files_fini(&pf);
   for (int i = 0; i < o->nvariants; i++)
     if (strchr(o->variants[i], '/') || strstr(o->variants[i], ".rules")) VEC_PUSH(files, nfiles, cap, mt_strdup(o->variants[i]));
   r->source_ids = mt_calloc((size_t)nfiles + 1, sizeof *r->source_ids);
   r->variant_file = mt_calloc((size_t)nfiles + 1, sizeof *r->variant_file);
+  if (npack < nfiles && o->against_pack) r->user_file = mt_calloc((size_t)nfiles + 1, sizeof *r->user_file);
+  int *pack_source = mt_calloc((size_t)nfiles + 1, sizeof *pack_source); /* files[i] -> its source, or -1 */
   for (int i = 0; i < nfiles; i++) {
+    pack_source[i] = -1;
+    bool user = o->against_pack && i >= npack && i < npack + o->nfiles;
+    bool variant = i >= npack + o->nfiles; /* a --variant FILE */
+    int same = user ? same_file(files, npack, files[i]) : variant ? same_file(files, i, files[i]) : -1;
+    if (same >= 0) { /* a file already loaded (a FILE or a --variant FILE of the pack itself): loaded once */
+      if (pack_source[same] >= 0 && user) r->user_file[pack_source[same]] = true;
+      if (pack_source[same] >= 0 && variant) r->variant_file[pack_source[same]] = true;
+      continue;
+    }
     uint32_t f = diag_load_file(r->d, files[i]);
     if (f != DIAG_NOFILE) {
       for (int k = 0; k < o->nvariants; k++) r->variant_file[r->nsources] |= !strcmp(files[i], o->variants[k]);
+      if (r->user_file) r->user_file[r->nsources] = user;
+      pack_source[i] = r->nsources;
       r->source_ids[r->nsources++] = f;
     }
-    mt_free(files[i]);
   }
+  for (int i = 0; i < nfiles; i++) mt_free(files[i]);
+  mt_free(pack_source);
   mt_free(files);
   if (diag_errors(r->d) > 0) {
     mt_rules_free(r);
     return NULL;
   }
-  sema_options so = {o->variants, o->nvariants, o->advanced != 0};
+  sema_options so = {o->variants, o->nvariants, o->advanced != 0, o->lint != 0};
   return compile_sources(r, &so);
 }
 
@@ -167,6 +215,7 @@ void mt_rules_free(mt_rules *r) {
   mt_free(r->trees);
   mt_free(r->source_ids);
   mt_free(r->variant_file);
+  mt_free(r->user_file);
   mt_free(r->components);
   mt_free(r->variant_list);
   mt_free(r->variant_names);

@@ -17,6 +17,7 @@ struct mt_rules {
   bool def_borrowed;
   uint32_t *source_ids;
   bool *variant_file; /* this source was given as --variant FILE */
+  bool *user_file;    /* this source is a FILE checked against the pack (mt_load.against_pack) */
   int nsources;
   node **trees;
   int ntrees;

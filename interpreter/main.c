@@ -26,7 +26,9 @@ static const char usage[] =
     "usage: mentat COMMAND [options]\n"
     "\n"
     "commands:\n"
-    "  check   [pack options] [FILE...]   parse, resolve and type-check rules; exit 65 on errors\n"
+    "  check   [pack options] [--json] [--alone] [FILE...]\n"
+    "                                     check the pack, or house-rule FILEs against it (--alone: the\n"
+    "                                     FILEs by themselves); exit 65 on errors\n"
     "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [--work-budget N] [FILE...]\n"
     "                                     play the pack's game rule with seeded random bots\n"
     "  play    [pack options] [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic]\n"
@@ -106,6 +108,7 @@ typedef struct opts {
   uint64_t work_budget; /* 0: MT_WORK_BUDGET */
   int bytecode;
   int json;
+  const mt_load *check; /* cmd_check: its message sink, against_pack and lint */
 } opts;
 
 static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
@@ -198,16 +201,133 @@ static mt_rules *load(opts *o, int *code) {
   L.nvariants = o->nvariants;
   L.advanced = o->advanced;
   L.message = message;
+  if (o->check) {
+    L.message = o->check->message;
+    L.message_ud = o->check->message_ud;
+    L.against_pack = o->check->against_pack;
+    L.lint = o->check->lint;
+  }
   mt_rules *r = mt_rules_load(&L);
   if (!r) *code = EX_DATAERR;
   return r;
 }
 
+/* What `check` saw: the messages counted, and kept for --json. */
+typedef struct check_log {
+  int errors, warnings;
+  int json;
+  strbuf diags; /* JSON objects, comma-separated */
+} check_log;
+
+/* One rendered message ("FILE:LINE:COL: LEVEL: TEXT\n..." or "mentat: LEVEL: TEXT\n")
+ * as a JSON object of --json. */
+static void check_json(strbuf *b, const char *text) {
+  const char *nl = strchr(text, '\n');
+  size_t n = nl ? (size_t)(nl - text) : strlen(text);
+  char *line = mt_strndup(text, n);
+  static const char *const levels[] = {": error: ", ": warning: ", ": note: "};
+  char *at = NULL;
+  int lv = 0;
+  for (int i = 0; i < 3; i++) { /* the first of them: the message may quote another */
+    char *hit = strstr(line, levels[i]);
+    if (hit && (!at || hit < at)) at = hit, lv = i;
+  }
+  const char *msg = at ? at + strlen(levels[lv]) : line;
+  char *file = NULL;
+  long ln = 0, col = 0;
+  if (at) {
+    *at = 0; /* line now holds "FILE:LINE:COL" or "mentat" */
+    char *c2 = strrchr(line, ':');
+    char *c1 = c2 ? (*c2 = 0, strrchr(line, ':')) : NULL;
+    if (c1 && c2) {
+      *c1 = 0;
+      ln = strtol(c1 + 1, NULL, 10);
+      col = strtol(c2 + 1, NULL, 10);
+      file = line;
+    }
+  }
+  sb_printf(b, "%s{\"file\":", b->n ? "," : "");
+  if (file) sb_json_str(b, file);
+  else sb_puts(b, "null");
+  sb_printf(b, ",\"line\":%ld,\"col\":%ld,\"severity\":\"%s\",\"message\":", ln, col,
+            lv == 0 ? "error" : lv == 1 ? "warning" : "note");
+  sb_json_str(b, msg);
+  sb_putc(b, '}');
+  mt_free(line);
+}
+
+static void check_message(void *ud, int level, const char *text) {
+  check_log *cl = ud;
+  if (level == 0) cl->errors++;
+  if (level == 1) cl->warnings++;
+  if (cl->json) check_json(&cl->diags, text);
+  else fputs(text, stderr);
+}
+
+/* `check [pack options] [--alone] [--json] [FILE...]`: the FILEs against the pack
+ * (its own rules loaded too, the variants the FILEs declare applied), or the
+ * pack itself; --alone checks the FILEs by themselves, with the pack's
+ * components only.  One summary line on success; exit 65 on errors. */
 static int cmd_check(int argc, char **argv) {
   opts o = {0};
-  if (parse_opts(argc, argv, &o, 0) < 0) return EX_USAGE;
+  int alone = 0, nrest = 0;
+  char **rest = mt_calloc((size_t)argc + 1, sizeof *rest);
+  for (int i = 0; i < argc; i++)
+    if (i > 0 && !strcmp(argv[i], "--alone")) alone = 1;
+    else rest[nrest++] = argv[i];
+  int bad = parse_opts(nrest, rest, &o, 0) < 0;
+  mt_free(rest);
+  if (bad) return EX_USAGE;
   int code = EX_OK;
+  check_log cl = {0, 0, o.json, {0}};
+  mt_load how = {.message = check_message, .message_ud = &cl, .against_pack = !alone, .lint = 1};
+  o.check = &how;
   mt_rules *r = load(&o, &code);
+  if (!r && code != EX_DATAERR) return code; /* a file or the pack not found: said on stderr */
+  int inforce = 0, added = 0, replaced = 0, switched_off = 0;
+  strbuf what = {0}, from = {0};
+  sb_puts(&what, (r ? r->advanced : o.advanced) ? "Advanced" : "Basic"); /* a variant may bring the Advanced game */
+  for (int i = 0; i < o.nvariants; i++) sb_printf(&what, " + %s", o.variants[i]);
+  for (int i = 0; i < o.nfiles && !alone; i++) sb_printf(&what, " + %s", o.files[i]);
+  if (o.nfiles && alone) sb_printf(&from, "%s alone", o.nfiles == 1 ? o.files[0] : "the files");
+  else {
+    if (o.nfiles) sb_printf(&from, "%s against ", o.nfiles == 1 ? o.files[0] : "the files");
+    sb_printf(&from, "%s%s", o.components ? "the pack in " : "the standard pack", o.components ? o.components : "");
+    for (int i = 0; i < o.npacks; i++) sb_printf(&from, " + %s", o.packs[i]); /* the mods laid over it */
+  }
+  if (r) {
+    const program *p = &r->prog;
+    for (int i = 0; i < p->nrules; i++) {
+      const rule_rec *rr = &p->rules[i];
+      replaced += rr->replaced && !rr->disabled;
+      /* switched off by a variant, not left out by the ruleset */
+      switched_off += rr->disabled && (o.advanced || !(rr->tags & TAG_ADVANCED));
+      if (rr->disabled) continue;
+      inforce++;
+      bool user = false;
+      for (int k = 0; r->user_file && k < r->nsources && !user; k++) user = r->user_file[k] && r->source_ids[k] == rr->span.file;
+      added += rr->level == LEVEL_VARIANT || user;
+    }
+  }
+  if (o.nvariants || (o.nfiles && !alone)) {
+    sb_printf(&what, ": %d rule%s", added, added == 1 ? "" : "s");
+    if (replaced) sb_printf(&what, ", %d replaced", replaced);
+    if (switched_off) sb_printf(&what, ", %d disabled", switched_off);
+  }
+  if (o.json) {
+    printf("{\"ok\":%s,\"checked\":", r ? "true" : "false");
+    strbuf j = {0};
+    sb_json_str(&j, from.s);
+    printf("%s,\"rules\":%d,\"errors\":%d,\"warnings\":%d,\"diagnostics\":[%s]}\n", j.s, inforce, cl.errors,
+           cl.warnings, cl.diags.s ? cl.diags.s : "");
+    sb_free(&j);
+  } else if (r) {
+    printf("ok: %s: %d rules (%s), %d errors, %d warning%s\n", from.s, inforce, what.s, cl.errors, cl.warnings,
+           cl.warnings == 1 ? "" : "s");
+  }
+  sb_free(&what);
+  sb_free(&from);
+  sb_free(&cl.diags);
   mt_rules_free(r);
   return code;
 }

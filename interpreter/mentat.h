@@ -34,6 +34,10 @@ typedef struct mt_load {
   int advanced;                    /* 0: rules tagged advanced are left out */
   mt_message_fn message;
   void *message_ud;
+  int against_pack;                /* FILES are checked against the pack: its own .rules files are
+                                      loaded first (a FILE among them only once), and every variant
+                                      a FILE declares is applied, in file order, after VARIANTS */
+  int lint;                        /* the warnings of `mentat check` too (sema_lint) */
 } mt_load;
 
 /* Compiles a rule set; NULL if it has errors (all of them were reported). */

@@ -238,6 +238,7 @@ typedef struct sema_options {
   const char *const *variants;
   int nvariants;
   bool advanced;
+  bool lint;     /* sema_lint after the checks (mentat check) */
 } sema_options;
 void sema_init(program *p, const board_def *def);
 void sema_free(program *p);
@@ -248,6 +249,10 @@ bool sema_variants_advanced(node *const *files, int nfiles, const char *const *n
 /* check.c: names and types; fills the hook tables.  compile.c: bytecode. */
 bool sema_declare(program *p, node *const *files, int nfiles, diag *d, arena *a);
 bool sema_check(program *p, diag *d, arena *a);
+/* lint.c: the warnings of `mentat check`, on a program that checked clean
+ * (statements nothing runs, karama without anything to cancel, supersedes of
+ * a rule out of the ruleset, a Basic rule reading an Advanced-only name). */
+void sema_lint(const program *p, diag *d, bool advanced);
 bool cg_compile(program *p, diag *d);
 /* WANT: the type expected (guides names such as enum values), or TY_ERROR. */
 int sema_check_expr(program *p, diag *d, arena *a, node *e, int want, int *nslots);

@@ -84,10 +84,21 @@ static void index_rule(program *p, int k) {
   p->rule_slots[i] = k;
 }
 
+/* One change a variant makes to a rule: what conflicts() compares. */
+enum { CH_REPLACE, CH_DISABLE, CH_SUPERSEDE };
+typedef struct change {
+  int target, kind;
+  const char *variant; /* the variant that makes it */
+  int by;              /* CH_SUPERSEDE: the superseding rule */
+  mt_span span;
+} change;
+
 typedef struct ctx {
   program *p;
   diag *d;
   const sema_options *o;
+  change *ch;
+  int nch, capch;
 } ctx;
 
 static void suggest_rule(ctx *c, const char *id, mt_span at) {
@@ -248,6 +259,8 @@ static void apply_variant(ctx *c, node *const *files, int nfiles, node *v, int d
         continue;
       }
       rule_rec *rr = &c->p->rules[r];
+      change ch = {r, it->kind == AST_DISABLE ? CH_DISABLE : CH_REPLACE, v->name, -1, it->span};
+      VEC_PUSH(c->ch, c->nch, c->capch, ch);
       if (it->kind == AST_DISABLE) {
         rr->disabled = true;
         /* nested rules go with their parent */
@@ -333,15 +346,82 @@ static void resolve_links(ctx *c) {
   mt_free(edge);
 }
 
+/* Does variant A extend variant B (directly or through its chain)? */
+static bool extends(node *const *files, int nfiles, const char *a, const char *b) {
+  node *v = find_variant(files, nfiles, a);
+  for (int depth = 0; v && depth < 33; depth++) {
+    node *base = ast_kid(v, 0);
+    if (!base) return false;
+    if (!strcmp(base->name, b)) return true;
+    v = find_variant(files, nfiles, base->name);
+  }
+  return false;
+}
+
+static void describe(const program *p, const change *x, char *buf, size_t n) {
+  if (x->kind == CH_SUPERSEDE)
+    snprintf(buf, n, "rule %s of variant '%s' supersedes it", p->rules[x->by].id, x->variant);
+  else snprintf(buf, n, "variant '%s' %s it", x->variant, x->kind == CH_REPLACE ? "replaces" : "disables");
+}
+
+/* Two changes of one rule at the variant level where one silently wins:
+ * replace and replace, replace and supersedes, disable and replace or
+ * supersedes.  A variant that extends another overrides it on purpose; one
+ * variant may disable a rule and supersede it with its own. */
+static void conflicts(ctx *c, node *const *files, int nfiles) {
+  program *p = c->p;
+  for (int i = 0; i < p->nrules; i++) {
+    rule_rec *r = &p->rules[i];
+    if (r->level != LEVEL_VARIANT || r->disabled || !r->variant) continue;
+    node *links = ast_kid(r->ast, 0);
+    for (uint32_t k = 0; links && k < links->nkids; k++) {
+      node *l = links->kids[k];
+      int t = l->op == LINK_SUPERSEDES ? sema_find_rule(p, l->name) : -1;
+      if (t < 0 || t == i) continue;
+      change ch = {t, CH_SUPERSEDE, r->variant, i, l->span};
+      VEC_PUSH(c->ch, c->nch, c->capch, ch);
+    }
+  }
+  for (int j = 0; j < c->nch; j++)
+    for (int i = 0; i < j; i++) {
+      const change *a = &c->ch[i], *b = &c->ch[j];
+      if (a->target != b->target) continue;
+      bool same = !strcmp(a->variant, b->variant);
+      int ka = a->kind, kb = b->kind;
+      bool clash = (ka == CH_REPLACE || kb == CH_REPLACE) ? !(ka == CH_DISABLE && kb == CH_DISABLE)
+                                                          : (ka == CH_DISABLE) != (kb == CH_DISABLE);
+      if (!clash || (same && (ka == CH_SUPERSEDE || kb == CH_SUPERSEDE))) continue;
+      if (!same && (extends(files, nfiles, a->variant, b->variant) || extends(files, nfiles, b->variant, a->variant)))
+        continue;
+      char da[256], db[256];
+      describe(p, a, da, sizeof da);
+      describe(p, b, db, sizeof db);
+      diag_error(c->d, b->span, "conflict: rule %s is changed twice at the variant level: %s, and %s; neither "
+                 "variant extends the other, so one would silently win", p->rules[a->target].id, db, da);
+      diag_note(c->d, a->span, "%s here", da);
+    }
+}
+
 bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options *o, diag *d) {
   int before = diag_errors(d);
-  ctx c = {p, d, o};
+  ctx c = {p, d, o, NULL, 0, 0};
   for (int f = 0; f < nfiles; f++)
     for (uint32_t i = 0; i < files[f]->nkids; i++) {
       node *n = files[f]->kids[i];
       if (!n) continue;
       if (n->kind == AST_RULE) add_rule(&c, n, LEVEL_BASE, -1, -1, NULL, NULL, -1);
       else if (n->kind == AST_FACTION || n->kind == AST_CARD) add_block(&c, n, LEVEL_BASE, NULL);
+    }
+  /* a variant name declared twice: the first would be applied, the other silently ignored */
+  for (int f = 0; f < nfiles; f++)
+    for (uint32_t i = 0; i < files[f]->nkids; i++) {
+      node *v = files[f]->kids[i];
+      if (!v || v->kind != AST_VARIANT) continue;
+      node *first = find_variant(files, nfiles, v->name);
+      if (first != v) {
+        diag_error(d, v->span, "variant '%s' is declared twice", v->name);
+        diag_note(d, first->span, "first declared here");
+      }
     }
   const char *done[64];
   int ndone = 0;
@@ -356,6 +436,8 @@ bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options
     apply_variant(&c, files, nfiles, v, 0, done, &ndone);
   }
   resolve_links(&c);
+  conflicts(&c, files, nfiles);
+  mt_free(c.ch);
   for (int i = 0; i < p->nrules; i++) {
     rule_rec *r = &p->rules[i];
     if ((r->tags & TAG_NOTE) && r->items && r->items->nkids > 0) {

@@ -50,7 +50,7 @@ fail=0
 if [ -f "$TMP/list" ]; then
   while read -r kind file; do
     rel=${file#"$TMP"/}
-    out=$(cd "$TMP" && "$MENTAT" check --components "$COMPONENTS" "$rel" 2>&1 </dev/null)
+    out=$(cd "$TMP" && "$MENTAT" check --alone --components "$COMPONENTS" "$rel" 2>&1 </dev/null)
     rc=$?
     if [ "$kind" = rules ]; then want=0; else want=65; fi
     if [ "$rc" -eq "$want" ]; then

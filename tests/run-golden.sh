@@ -62,7 +62,7 @@ check_one() {
   flags=
   [ -f "${4%.err}.flags" ] && flags=$(cat "${4%.err}.flags")
   # shellcheck disable=SC2086 # the flags are split into words on purpose
-  (cd "$2" && $LIMIT "$MENTAT" check --components "$ROOT/$COMPONENTS" $flags "$3" \
+  (cd "$2" && $LIMIT "$MENTAT" check --alone --components "$ROOT/$COMPONENTS" $flags "$3" \
      >/dev/null 2>"$TMP/err" </dev/null)
   rc=$?
   # Anything but 0 or 65 (a crash, a signal, a timeout, a missing binary) is

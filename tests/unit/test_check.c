@@ -183,6 +183,75 @@ static void variants_apply(void **s) {
   mt_rules_free(r);
 }
 
+/* Compiles SRC with VARIANTS applied; the rule set, or NULL (diagnostics in fx_diag). */
+static mt_rules *with_variants(const char *src, const char *const *variants, int n) {
+  const char *names[] = {"t.rules"};
+  const char *texts[] = {src};
+  size_t lens[] = {strlen(src)};
+  sb_free(&fx_diag);
+  return game_rules_compile(fx_def, names, texts, lens, 1, variants, n, 0, fx_message, NULL);
+}
+
+/* Two variants changing one rule at the variant level: a conflict naming both,
+ * unless one extends the other. */
+static void variants_conflict(void **s) {
+  (void)s;
+  const char *src = "value 1.1 \"v\" v(): int = 1\n"
+                    "variant a \"A\" { rule a.1 \"A's\" supersedes 1.1 { value v() = 2 } }\n"
+                    "variant b \"B\" { replace 1.1 { value v(): int = 3 } }\n"
+                    "variant c \"C\" { disable 1.1 }\n"
+                    "variant d \"D\" extends b { replace 1.1 { value v(): int = 4 } }\n"
+                    "variant e \"E\" { replace 1.1 { value v(): int = 5 } }\n";
+  const char *ab[] = {"a", "b"}, *bc[] = {"b", "c"}, *ac[] = {"a", "c"}, *be[] = {"b", "e"}, *bd[] = {"b", "d"};
+  assert_null(with_variants(src, ab, 2));
+  assert_string_equal(fx_diag_text(),
+      "t.rules:2:43: error: conflict: rule 1.1 is changed twice at the variant level: rule a.1 of variant 'a' "
+      "supersedes it, and variant 'b' replaces it; neither variant extends the other, so one would silently win\n"
+      "    2 | variant a \"A\" { rule a.1 \"A's\" supersedes 1.1 { value v() = 2 } }\n"
+      "      |                                           ^~~\n"
+      "t.rules:3:25: note: variant 'b' replaces it here\n"
+      "    3 | variant b \"B\" { replace 1.1 { value v(): int = 3 } }\n"
+      "      |                         ^~~\n");
+  assert_null(with_variants(src, bc, 2));
+  assert_non_null(strstr(fx_diag_text(), "variant 'c' disables it, and variant 'b' replaces it"));
+  assert_null(with_variants(src, ac, 2));
+  assert_non_null(strstr(fx_diag_text(), "rule a.1 of variant 'a' supersedes it, and variant 'c' disables it"));
+  assert_null(with_variants(src, be, 2));
+  assert_non_null(strstr(fx_diag_text(), "variant 'e' replaces it, and variant 'b' replaces it"));
+  mt_rules *r = with_variants(src, bd, 2); /* d extends b: it overrides b on purpose */
+  if (!r) fail_msg("%s", fx_diag_text());
+  mt_rules_free(r);
+  const char *one[] = {"a"};
+  r = with_variants(src, one, 1);
+  if (!r) fail_msg("%s", fx_diag_text());
+  mt_rules_free(r);
+}
+
+/* mt_load.against_pack: FILEs on top of the pack's own rules, their variants applied. */
+static void files_against_the_pack(void **s) {
+  (void)s;
+  const char *files[] = {"tests/fixtures/house/race-dash.rules"};
+  mt_load L = {.components = "tests/fixtures/race", .message = fx_message, .files = files, .nfiles = 1};
+  sb_free(&fx_diag);
+  mt_rules *r = mt_rules_load(&L); /* alone: the file's variant is not applied, the pack's rules not loaded */
+  if (!r) fail_msg("%s", fx_diag_text());
+  assert_true(sema_find_rule(&r->prog, "1.03") < 0);
+  mt_rules_free(r);
+  L.against_pack = 1;
+  sb_free(&fx_diag);
+  r = mt_rules_load(&L);
+  if (!r) fail_msg("%s", fx_diag_text());
+  assert_true(r->prog.rules[sema_find_rule(&r->prog, "1.03")].replaced);
+  assert_string_equal(r->prog.rules[sema_find_rule(&r->prog, "1.03")].replaced_by, "dash");
+  mt_rules_free(r);
+  const char *pack_file[] = {"tests/fixtures/race/rules/race.rules"}; /* loaded once, not twice */
+  L.files = pack_file;
+  sb_free(&fx_diag);
+  r = mt_rules_load(&L);
+  if (!r) fail_msg("%s", fx_diag_text());
+  mt_rules_free(r);
+}
+
 static void many_errors_in_one_run(void **s) {
   (void)s;
   mt_rules *r = fx_compile("value 1 \"a\" a(): int = nope\nvalue 2 \"b\" b(): bool = 3\ngame 3 \"c\" { run nowhere }\n");
@@ -221,6 +290,8 @@ int main(void) {
       cmocka_unit_test(registry_and_links),
       cmocka_unit_test(precedence_rules),
       cmocka_unit_test(variants_apply),
+      cmocka_unit_test(variants_conflict),
+      cmocka_unit_test(files_against_the_pack),
       cmocka_unit_test(many_errors_in_one_run),
       cmocka_unit_test(the_test_game_and_its_variant),
   };
