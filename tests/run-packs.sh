@@ -53,8 +53,9 @@ smugglers.2
 smugglers.3" sh -c "$MENTAT rules --list --pack $MOD | grep '^smugglers' | cut -d' ' -f1"
 expect "no mod, no smugglers faction" 64 "mentat: error: unknown faction 'smugglers'" \
   "$MENTAT" play --factions atreides,smugglers --seed 1
-expect "the mod checks" 0 "" "$MENTAT" check --pack "$MOD"
-expect "the mod checks, Advanced" 0 "" "$MENTAT" check --pack "$MOD" --advanced
+expect "the mod checks" 0 "ok: the standard pack + $MOD: 266 rules (Basic), 0 errors, 0 warnings" "$MENTAT" check --pack "$MOD"
+expect "the mod checks, Advanced" 0 "ok: the standard pack + $MOD: 334 rules (Advanced), 0 errors, 0 warnings" \
+  "$MENTAT" check --pack "$MOD" --advanced
 expect "the mod plays" 0 "1" sh -c "$MENTAT play --pack $MOD --factions atreides,harkonnen,smugglers --seed 2 | grep -c '^game over'"
 expect "the mod simulates" 0 "50 games (0 failed)" \
   sh -c "$MENTAT simulate --pack $MOD --factions smugglers,fremen,emperor --games 50 --seed 7 | head -1 | cut -d' ' -f1-4"
@@ -70,13 +71,15 @@ expect "in the other order, the mod's sheet wins" 0 'smugglers "Smugglers"' \
   lines '^smugglers' "$MENTAT" dump factions --pack "$FIX/override" --pack "$MOD"
 expect "the replaced sheet's start" 0 "  start: spice=12 tueks_sietch@4=5" \
   lines 'start: spice=12' "$MENTAT" dump factions --pack "$MOD" --pack "$FIX/override"
-expect "the replaced sheet's abilities stay" 0 "" "$MENTAT" check --pack "$MOD" --pack "$FIX/override"
+expect "the replaced sheet's abilities stay" 0 "ok: the standard pack + $MOD + $FIX/override: 266 rules (Basic), 0 errors, 0 warnings" \
+  "$MENTAT" check --pack "$MOD" --pack "$FIX/override"
 # a base rules file replaced: the same numbers, not a second definition of each
 mkdir -p "$TMP/charity/rules"
 sed 's/^\( *step 1.03.01 "\)[^"]*"/\1Charity, house version"/' rules/1.03-charity.rules >"$TMP/charity/rules/1.03-charity.rules"
 expect "a base file replaced (the replacement is read)" 0 "1.03.01 Charity, house version" \
   sh -c "$MENTAT rules --list --pack $TMP/charity | grep '^1.03.01 ' | sed 's/  */ /g' | cut -d' ' -f1,6-"
-expect "a base file replaced (no duplicate rules)" 0 "" "$MENTAT" check --pack "$TMP/charity"
+expect "a base file replaced (no duplicate rules)" 0 "ok: the standard pack + $TMP/charity: 263 rules (Basic), 0 errors, 0 warnings" \
+  "$MENTAT" check --pack "$TMP/charity"
 # a pack over --components: the race game plus a house rule
 mkdir -p "$TMP/race-house/rules"
 printf 'rule house.1 "A house rule of the race" { }\n' >"$TMP/race-house/rules/house.rules"
