@@ -1,0 +1,148 @@
+/* console.h -- what the parts of the console share (repl.c, console_*.c):
+ * its state and the helpers and commands one part calls in another.  Not an
+ * interface of the library: `repl.h` is. */
+#ifndef MENTAT_CONSOLE_H
+#define MENTAT_CONSOLE_H
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bots.h"
+#include "check.h"
+#include "data.h"
+#include "explain.h"
+#include "game.h"
+#include "opcodes.h"
+#include "pack.h"
+#include "repl.h"
+
+typedef struct repl {
+  char components[4096];
+  const char *const *packs; /* mods laid over it (--pack DIR; borrowed from the options) */
+  int npacks;
+  const char *variants[32];
+  int nvariants;
+  char varbuf[1024];
+  int advanced;
+  mt_rules *r;
+  mt_game *g;
+  bool json;
+  int bots; /* 0 random, 1 passive */
+  uint64_t bot_rng;
+  strbuf out;      /* text of the current command */
+  strbuf log;      /* narration captured while running */
+  strbuf jextra;   /* extra JSON members of the current command */
+  bool jtext;          /* the command's JSON carries its own "text" */
+  int ok;          /* the last command succeeded */
+  const char *refused_rules[MT_MAX_REASONS];
+  int nrefused;
+  char last_output[8192];
+  const char *file;
+  int line;
+  int failures, errors;
+  bool trace;
+  int viewer;          /* view as: a data faction, or -1 (everything) */
+  strbuf fired;        /* rules that fired during the last command that ran the game */
+  strbuf last_fired;   /* ... kept for `why last` */
+  strbuf last_narr;    /* the narration of that step, for `why last` */
+  mt_game *history[256]; /* undo stack: the states before each change */
+  int nhistory, nfuture;
+  mt_game *future[256];
+  char branch[64];
+  struct {
+    char name[64];
+    mt_game *g;
+  } branches[32];
+  int nbranches;
+  FILE *outf;          /* where answers go */
+  const char *sandbox; /* save/load: plain file names in this directory only (the fuzzer), or NULL */
+} repl;
+
+static inline const board_def *DEF(repl *R) { return R->r->def; }
+static inline unsigned char *ST(repl *R) { return R->g->v.st; }
+static inline const board_layout *LAY(repl *R) { return R->g->L; }
+
+/* The answer of the current command: text, and (fail) the command fails. */
+void repl_vsay(repl *R, const char *fmt, va_list ap) MT_PRINTF(2, 0);
+static inline void say(repl *R, const char *fmt, ...) MT_PRINTF(2, 3);
+static inline void say(repl *R, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  repl_vsay(R, fmt, ap);
+  va_end(ap);
+}
+static inline int fail(repl *R, const char *fmt, ...) MT_PRINTF(2, 3);
+static inline int fail(repl *R, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  repl_vsay(R, fmt, ap);
+  va_end(ap);
+  R->ok = 0;
+  return -1;
+}
+
+/* repl.c: output, names and numbers */
+void repl_attach(repl *R, mt_game *g);
+void repl_message(void *ud, int level, const char *text);
+const char *repl_alias(const char *w); /* a faction's documented short name (bg) as its id */
+int repl_faction_id(repl *R, const char *w);
+int repl_suggest_fail(repl *R, const char *what, const char *w, const char *const *c, size_t n);
+int repl_need_faction(repl *R, const char *w, int *f);
+int repl_need_area(repl *R, const char *w, int *a);
+int repl_need_card(repl *R, const char *w, int *k);
+bool repl_parse_int(const char *w, long long *v);
+int repl_parse_number(repl *R, const char *what, const char *w, long long lo, long long hi, long long *v);
+int repl_parse_u64(repl *R, const char *what, const char *w, unsigned long long *v);
+int repl_section_arg(repl *R, int a, const char *w, int *sec);
+int repl_var_of(repl *R, const char *name);
+int repl_pool_of(repl *R, const char *name);
+int repl_pile_of(repl *R, const char *name);
+
+/* console_edit.c: setting up a position */
+int repl_load_rules(repl *R);
+int repl_cmd_new(repl *R, int argc, char **argv);
+int repl_pool_count(repl *R, int pool, int gf, int kind);
+int repl_cmd_put(repl *R, int argc, char **argv);
+int repl_cmd_clear(repl *R, int argc, char **argv);
+int repl_cmd_pool(repl *R, int argc, char **argv);
+int32_t repl_get_var(repl *R, const char *name, int index);
+int repl_cmd_spice(repl *R, int argc, char **argv);
+int repl_cmd_give(repl *R, int argc, char **argv, bool exact);
+int repl_cmd_stack(repl *R, int argc, char **argv, bool discard);
+int repl_cmd_setmarker(repl *R, int argc, char **argv);
+int repl_cmd_ally(repl *R, int argc, char **argv);
+int repl_cmd_set(repl *R, const char *rest);
+int repl_cmd_leader(repl *R, int argc, char **argv);
+
+/* console_play.c: driving the game */
+int repl_advance(repl *R, int mode);
+int repl_seek_phase(repl *R, int ph);
+int repl_cmd_phase(repl *R, int argc, char **argv);
+void repl_describe_pending(repl *R);
+int repl_cmd_run(repl *R, int argc, char **argv);
+int repl_cmd_legal(repl *R);
+int repl_cmd_do(repl *R, const char *rest);
+void repl_remember(repl *R, mt_game *before);
+int repl_cmd_undo(repl *R, bool redo);
+int repl_cmd_branch(repl *R, int argc, char **argv);
+int repl_cmd_offer(repl *R, const char *rest);
+
+/* console_show.c: showing, saving, loading */
+int repl_cmd_show(repl *R, int argc, char **argv);
+int repl_cmd_view(repl *R, int argc, char **argv);
+int repl_cmd_save(repl *R, int argc, char **argv);
+int repl_cmd_load(repl *R, int argc, char **argv);
+
+/* console_ask.c: questions */
+int repl_cmd_winner(repl *R);
+int repl_cmd_eval(repl *R, const char *rest, bool check);
+int repl_cmd_expect(repl *R, int argc, char **argv, const char *rest, int prev_ok);
+int repl_cmd_explain(repl *R, int argc, char **argv);
+int repl_cmd_rules_query(repl *R, int argc, char **argv);
+int repl_cmd_why(repl *R, const char *rest);
+
+#endif

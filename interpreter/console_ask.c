@@ -1,0 +1,360 @@
+/* console_ask.c -- console questions: winner, eval, check, expect, explain,
+ * rules, why (judged where the faction would be offered the action). */
+#define _POSIX_C_SOURCE 200809L
+#include "console.h"
+
+/* Who wins if the victory phase of this turn were resolved now: run that
+ * phase on a copy of the game with passive bots and read `winners`. */
+int repl_cmd_winner(repl *R) {
+  const program *p = &R->r->prog;
+  int k = -1;
+  for (int i = 0; i < p->nrules; i++)
+    if (p->rules[i].form == RF_PHASE && p->rules[i].name && !strcmp(p->rules[i].name, "mentat_pause_phase")) k = i;
+  if (k < 0) return fail(R, "this rule pack has no mentat_pause_phase to decide victory");
+  int wv = -1, vv = -1;
+  for (int i = 0; i < p->nvars; i++) {
+    if (!strcmp(p->vars[i].name, "winners")) wv = i;
+    if (!strcmp(p->vars[i].name, "victory")) vv = i;
+  }
+  if (wv < 0) return fail(R, "this rule pack has no 'winners' variable");
+  int rc = 0;
+  int64_t winners = 0, victory = -1;
+  const var_rec *wr = &p->vars[wv];
+  int64_t now_won = (uint32_t)board_var_get(LAY(R), ST(R), wr->board_var, 0, 0);
+  if (wr->width == 2) now_won |= (int64_t)((uint64_t)(uint32_t)board_var_get(LAY(R), ST(R), wr->board_var, 0, 1) << 32);
+  bool decided = mt_status(R->g) == MT_FINISHED || now_won != 0;
+  strbuf reasoning = {0}, rules_run = {0};
+  if (decided) { /* decided already: the result, and what the deciding step said */
+    sb_puts(&reasoning, R->last_narr.s ? R->last_narr.s : "");
+    sb_puts(&rules_run, R->last_fired.s ? R->last_fired.s : "");
+  } else { /* resolve the Mentat Pause of this turn on a copy */
+    mt_game *saved = R->g;
+    R->g = mt_clone(saved);
+    int saved_bots = R->bots;
+    R->bots = BOT_PASSIVE;
+    strbuf log = R->log;
+    R->log = (strbuf){0};
+    strbuf fired = R->fired;
+    R->fired = (strbuf){0};
+    repl_attach(R, R->g);
+    rc = repl_seek_phase(R, k);
+    if (rc == 0) {
+      R->g->v.vs->stop_phase_end = k;
+      rc = repl_advance(R, 1);
+    }
+    reasoning = R->log;
+    rules_run = R->fired;
+    R->log = log;
+    R->fired = fired;
+    if (rc == 0) {
+      const var_rec *w = &p->vars[wv];
+      winners = (uint32_t)board_var_get(LAY(R), ST(R), w->board_var, 0, 0);
+      if (w->width == 2) winners |= (int64_t)((uint64_t)(uint32_t)board_var_get(LAY(R), ST(R), w->board_var, 0, 1) << 32);
+      if (vv >= 0) victory = board_var_get(LAY(R), ST(R), p->vars[vv].board_var, 0, 0);
+    }
+    mt_game_free(R->g);
+    R->g = saved;
+    R->bots = saved_bots;
+    repl_attach(R, R->g);
+    if (rc < 0) {
+      sb_free(&reasoning);
+      sb_free(&rules_run);
+      return -1;
+    }
+  }
+  if (decided) {
+    winners = now_won;
+    if (vv >= 0) victory = board_var_get(LAY(R), ST(R), p->vars[vv].board_var, 0, 0);
+  }
+  /* the derivation: what the victory phase's rules said and which of them ran */
+  if (decided) say(R, "the game is decided%s%s", reasoning.n ? "; the last step said:\n" : "", reasoning.n ? reasoning.s : "");
+  else if (reasoning.n) say(R, "the Mentat Pause, resolved now on a copy of the game:\n%s", reasoning.s);
+  if (rules_run.n) say(R, "rules consulted:\n%s", rules_run.s);
+  sb_puts(&R->jextra, ",\"reasoning\":");
+  sb_json_str(&R->jextra, reasoning.s ? reasoning.s : "");
+  sb_free(&reasoning);
+  sb_free(&rules_run);
+  strbuf names = {0};
+  sb_puts(&R->jextra, ",\"winners\":[");
+  int n = 0;
+  for (int f = 0; f < DEF(R)->nfactions && f < 64; f++)
+    if ((uint64_t)winners >> f & 1u) {
+      sb_printf(&names, "%s%s", n ? ", " : "", DEF(R)->factions[f].id);
+      sb_printf(&R->jextra, "%s\"%s\"", n++ ? "," : "", DEF(R)->factions[f].id);
+    }
+  sb_puts(&R->jextra, "]");
+  if (victory >= 0 && victory < p->nrules) {
+    sb_printf(&R->jextra, ",\"rules\":[\"%s\"]", p->rules[victory].id);
+    say(R, "winners: %s — %s (%s)", n ? names.s : "none", p->rules[victory].id, p->rules[victory].title);
+  } else {
+    sb_puts(&R->jextra, ",\"rules\":[]");
+    say(R, "winners: %s", n ? names.s : "none");
+  }
+  sb_free(&names);
+  return 0;
+}
+
+int repl_cmd_eval(repl *R, const char *rest, bool check) {
+  int64_t v;
+  int ty;
+  strbuf err = {0};
+  if (!game_eval(R->g, rest, &v, &ty, &err)) {
+    fail(R, "%s", err.s ? err.s : "cannot evaluate");
+    sb_free(&err);
+    return -1;
+  }
+  sb_free(&err);
+  if (check) {
+    if (ty != TY_BOOL) return fail(R, "check needs a true/false expression");
+    if (!v) /* counted as a failed command (unless the next line expects the error) */
+      return fail(R, "check failed: %s", rest);
+    say(R, "check passed");
+    return 0;
+  }
+  strbuf b = {0};
+  vm_format_value(&R->g->v, ty, v, &b);
+  say(R, "%s", b.s);
+  sb_puts(&R->jextra, ",\"value\":");
+  sb_json_str(&R->jextra, b.s);
+  sb_free(&b);
+  return 0;
+}
+
+/* Expectations about the previous command. */
+int repl_cmd_expect(repl *R, int argc, char **argv, const char *rest, int prev_ok) {
+  if (argc < 2) return fail(R, "usage: expect ok|error [TEXT]|refused RULE...|output TEXT");
+  bool pass;
+  if (!strcmp(argv[1], "ok")) pass = prev_ok;
+  else if (!strcmp(argv[1], "error")) { /* expect error [TEXT]: the text must be in the message */
+    pass = !prev_ok;
+    if (pass && argc > 2) {
+      const char *t = strstr(rest, "error") + 5;
+      while (*t == ' ') t++;
+      pass = strstr(R->last_output, t) != NULL;
+    }
+  }
+  else if (!strcmp(argv[1], "refused")) {
+    pass = !prev_ok && R->nrefused > 0;
+    for (int i = 2; i < argc && pass; i++) {
+      bool found = false;
+      for (int k = 0; k < R->nrefused; k++) found |= !strcmp(R->refused_rules[k], argv[i]);
+      pass = found;
+    }
+  } else if (!strcmp(argv[1], "output")) {
+    const char *t = strstr(rest, "output") + 6;
+    while (*t == ' ') t++;
+    pass = strstr(R->last_output, t) != NULL;
+  } else {
+    return fail(R, "usage: expect ok|error [TEXT]|refused RULE...|output TEXT");
+  }
+  if (!pass) {
+    R->failures++;
+    return fail(R, "expectation failed: %s (previous output: %s)", rest, R->last_output);
+  }
+  say(R, "expectation met");
+  return 0;
+}
+
+int repl_cmd_explain(repl *R, int argc, char **argv) {
+  bool bytecode = false;
+  const char *id = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (!strcmp(argv[i], "--bytecode")) bytecode = true;
+    else id = argv[i];
+  }
+  if (!id) return fail(R, "usage: explain RULE-ID [--bytecode]");
+  if (!R->r && repl_load_rules(R) < 0) return -1;
+  strbuf b = {0};
+  int rc = explain_rule(R->r, id, bytecode, R->json, R->json ? &R->jextra : &b);
+  if (R->json && rc == 0) {
+    memmove(R->jextra.s + 1, R->jextra.s, R->jextra.n + 1); /* members follow the "ok" member */
+    R->jextra.s[0] = ',';
+    R->jextra.n++;
+    R->jtext = true; /* the rule's members say it all */
+  }
+  if (rc < 0) {
+    fail(R, "%s", R->json ? R->jextra.s : b.s);
+    if (R->json) sb_free(&R->jextra);
+  } else if (!R->json) {
+    say(R, "%s", b.s);
+  }
+  sb_free(&b);
+  return rc;
+}
+
+int repl_cmd_rules_query(repl *R, int argc, char **argv) {
+  if (!R->r && repl_load_rules(R) < 0) return -1;
+  strbuf b = {0};
+  int rc = explain_query(R->r, argc - 1, (const char *const *)(argv + 1), R->json, &b);
+  if (rc < 0) {
+    fail(R, "%s", b.s);
+  } else if (R->json) {
+    sb_printf(&R->jextra, ",%s", b.s);
+  } else {
+    sb_puts(&R->out, b.s ? b.s : "");
+  }
+  sb_free(&b);
+  return rc;
+}
+
+/* What a legal action would do: its effect run on a copy of the game, with the
+ * narration captured (up to the first decision it would ask for). */
+static void would_do(repl *R, mt_game *g, const char *rest, strbuf *lines, strbuf *stop) {
+  mt_choice c;
+  char err[256];
+  int64_t cost = 0;
+  if (game_parse_action(g, rest, &c, err, sizeof err) < 0 || game_judge_action(g, &c, &cost, err, sizeof err) != 1)
+    return;
+  const action_rec *a = &R->r->prog.actions[c.action];
+  if (a->effect_fn < 0) return;
+  int64_t args[MAX_PARAMS + 1];
+  memcpy(args, c.args, sizeof(int64_t) * (size_t)a->nparams);
+  args[a->nparams] = cost;
+  strbuf log = R->log, fired = R->fired;
+  R->log = (strbuf){0};
+  R->fired = (strbuf){0};
+  mt_game *copy = mt_clone(g);
+  repl_attach(R, copy);
+  copy->v.fired = NULL;
+  if (vm_call_now(&copy->v, a->effect_fn, args, a->nparams + 1) < 0) {
+    if (copy->v.vs->err_code == VE_INTERNAL) { /* it stopped at a decision: say whose */
+      copy->v.vs->status = VM_WAITING;
+      const mt_decision *d = mt_pending(copy);
+      if (d) sb_printf(stop, "then %s decides: %s (rule %s) -- not followed here", d->faction, d->prompt, d->rule);
+      else sb_puts(stop, "then the rules ask for a decision (not followed here)");
+    }
+    else vm_error_text(&copy->v, R->r->d, stop);
+  }
+  mt_game_free(copy);
+  while (R->log.n && R->log.s[R->log.n - 1] == '\n') R->log.s[--R->log.n] = 0;
+  *lines = R->log;
+  sb_free(&R->fired);
+  R->log = log;
+  R->fired = fired;
+}
+
+/* Whether G waits for faction F to choose among actions that include A. */
+static bool offers(mt_game *g, int64_t f, int a) {
+  const vm_state *vs = g->v.vs;
+  if (mt_status(g) != MT_WAITING || vs->dec.kind != DEC_ACT || vs->dec.faction != f) return false;
+  const program *p = &g->r->prog;
+  for (int i = 0; i < p->nlist[vs->dec.list]; i++)
+    if (p->lists[vs->dec.list][i] == a) return true;
+  return false;
+}
+
+/* The moment a question about action C is really about: the decision where C's faction is
+ * offered C.  Some state is set only when that decision arrives (a faction's movement range
+ * at the start of its move), so `why` judges on a copy of the game brought forward to it, the
+ * passive policy answering every decision before (within the current phase).  Returns the copy
+ * (NULL: judge the game as it stands) and says in WHERE where it judged, or why it could not. */
+static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where) {
+  if (c->action < 0 || offers(R->g, c->args[0], c->action)) return NULL;
+  int st = mt_status(R->g);
+  if (st == VM_IDLE || st == MT_FINISHED || st == MT_FAILED) return NULL;
+  const program *p = &R->r->prog;
+  const char *fac = DEF(R)->factions[LAY(R)->faction[c->args[0]]].id, *act = p->actions[c->action].name;
+  mt_game *g = mt_clone(R->g);
+  mt_game_set_log(g, NULL, NULL); /* what the copy plays is not narrated: only where it stopped is said */
+  g->v.fired = NULL;
+  vm_state *vs = g->v.vs;
+  /* within this phase: the one under way, or the one about to begin */
+  vs->stop_phase_end = vs->phase_rule;
+  if (vs->phase_rule < 0 && st == MT_PAUSED && vs->nframes > 0) {
+    uint32_t pc = (uint32_t)vs->frames[vs->nframes - 1].pc;
+    if (pc < p->ncode && p->code[pc] == OP_PHASE_BEGIN) memcpy(&vs->stop_phase_end, p->code + pc + 1, 4);
+  }
+  int phase = vs->stop_phase_end;
+  strbuf taken = {0};
+  int n = 0;
+  uint64_t rng = R->bot_rng;
+  for (int guard = 0; guard < 20000; guard++) {
+    st = mt_status(g);
+    if (st == MT_PAUSED && guard == 0) {
+      vm_run(&g->v);
+      continue;
+    }
+    if (st != MT_WAITING) break;
+    if (offers(g, c->args[0], c->action)) {
+      const mt_decision *d = mt_pending(g);
+      sb_printf(where, "judged where %s decides '%s' (rule %s)", d->faction, d->prompt, d->rule);
+      if (n) sb_printf(where, ", after %d decision%s the passive policy took: %s", n, n == 1 ? "" : "s", taken.s);
+      sb_free(&taken);
+      return g;
+    }
+    mt_choice x;
+    if (!bot_choose(g, BOT_PASSIVE, &rng, &x)) break;
+    char text[256];
+    mt_choice_format(g, &x, text, sizeof text);
+    const mt_decision *d = mt_pending(g);
+    if (n < 4) sb_printf(&taken, "%s%s: %s", n ? "; " : "", d ? d->faction : "?", text);
+    else if (n == 4) sb_puts(&taken, "; ...");
+    n++;
+    if (mt_apply(g, &x, NULL) < 0) break;
+  }
+  st = mt_status(g);
+  sb_printf(where, "%s is not offered %s %s", fac, act,
+            st == MT_FINISHED ? "before the game ends"
+            : phase >= 0 ? "before this phase ends"
+                         : "in this phase");
+  if (phase >= 0) sb_printf(where, " (%s %s)", p->rules[phase].id, p->rules[phase].title ? p->rules[phase].title : "");
+  sb_puts(where, ", the passive policy answering the decisions before: judged in the position as it stands");
+  sb_free(&taken);
+  mt_game_free(g);
+  return NULL;
+}
+
+int repl_cmd_why(repl *R, const char *rest) {
+  if (!*rest || !strcmp(rest, "last")) {
+    if (!R->last_fired.n) return fail(R, "nothing has run yet");
+    say(R, "the last step ran these rules, in order:\n%s", R->last_fired.s);
+    if (R->last_narr.n) say(R, "and this is what they did:\n%s", R->last_narr.s);
+    return 0;
+  }
+  strbuf b = {0}, where = {0};
+  mt_choice c;
+  char perr[256];
+  mt_game *at = NULL;
+  if (game_parse_action(R->g, rest, &c, perr, sizeof perr) >= 0) at = decision_point(R, &c, &where);
+  mt_game *g = at ? at : R->g;
+  int rc = explain_why(g, rest, R->json, &b);
+  if (rc < 0) {
+    if (R->json) { /* the error as plain text: the JSON line wraps it */
+      sb_free(&b);
+      explain_why(g, rest, false, &b);
+    }
+    fail(R, "%s", b.s);
+  } else {
+    strbuf eff = {0}, stop = {0};
+    would_do(R, g, rest, &eff, &stop);
+    if (R->json) {
+      sb_printf(&R->jextra, ",%s", b.s);
+      if (where.n) {
+        sb_puts(&R->jextra, ",\"judged_at\":");
+        sb_json_str(&R->jextra, where.s);
+      }
+      if (eff.n || stop.n) {
+        sb_puts(&R->jextra, ",\"effects\":");
+        sb_json_str(&R->jextra, eff.s ? eff.s : "");
+        sb_puts(&R->jextra, ",\"effects_stop\":");
+        sb_json_str(&R->jextra, stop.s ? stop.s : "");
+      }
+      R->jtext = true;
+    } else {
+      sb_puts(&R->out, b.s);
+      if (where.n) sb_printf(&R->out, "\n(%s)", where.s);
+      if (eff.n || stop.n) sb_puts(&R->out, at ? "\nif taken then, on a copy of the game:" : "\nif taken now, on a copy of the game:");
+      if (eff.n) sb_printf(&R->out, "\n%s", eff.s);
+      if (stop.n) sb_printf(&R->out, "\n%s", stop.s);
+    }
+    sb_free(&eff);
+    sb_free(&stop);
+  }
+  sb_free(&b);
+  sb_free(&where);
+  if (at) {
+    mt_game_free(at);
+    repl_attach(R, R->g);
+  }
+  return rc;
+}

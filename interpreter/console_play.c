@@ -1,0 +1,365 @@
+/* console_play.c -- console commands that drive the game and explore
+ * alternatives: phase, run, legal, do, offer, undo, redo, fork, switch, and
+ * the bots that answer decisions on the way. */
+#define _POSIX_C_SOURCE 200809L
+#include "console.h"
+
+/* ---- the game's execution ------------------------------------------------ */
+
+static bool bot_choice(repl *R, mt_choice *out) { return bot_choose(R->g, R->bots, &R->bot_rng, out); }
+
+/* Continues the game: bots answer every decision until STOP says so.
+ * MODE 0: to the next decision (or pause/end); 1: until the VM pauses or ends. */
+int repl_advance(repl *R, int mode) {
+  int st = mt_status(R->g);
+  int guard = 0;
+  if (st == MT_PAUSED || st == VM_IDLE) st = vm_run(&R->g->v);
+  while (st == MT_WAITING && mode == 1 && guard++ < 1000000) {
+    mt_choice c;
+    if (!bot_choice(R, &c)) {
+      if (mt_decision_error(R->g)) return fail(R, "%s", mt_decision_error(R->g));
+      return fail(R, "%s has no legal answer to '%s' (rule %s)", mt_pending(R->g)->faction, mt_pending(R->g)->prompt,
+                  mt_pending(R->g)->rule);
+    }
+    char text[512];
+    mt_choice_format(R->g, &c, text, sizeof text);
+    const mt_decision *d = mt_pending(R->g);
+    sb_printf(&R->log, "  %s%s -> %s\n", d->faction, d->secret ? " (secret)" : "", text);
+    mt_explain why;
+    st = mt_apply(R->g, &c, &why);
+    if (st < 0) return fail(R, "a bot's answer was refused: %s", why.text);
+  }
+  if (st == MT_FAILED) return fail(R, "%s", mt_error(R->g));
+  return 0;
+}
+
+/* Restarts the game's VM positioned at the start of phase rule PH in the
+ * current turn: the game rule runs with every other phase skipped. */
+int repl_seek_phase(repl *R, int ph) {
+  vm_state *vs = R->g->v.vs;
+  const program *p = &R->r->prog;
+  vm_reset_stops(vs);
+  vs->seek_phase = ph;
+  vs->seek_turn = p->turn_var >= 0 ? board_var_get(LAY(R), ST(R), p->vars[p->turn_var].board_var, 0, 0) : 0;
+  if (vs->seek_turn < 1) vs->seek_turn = 1; /* before the first turn: the first turn */
+  vs->stop_phase_end = -1;
+  int st = vm_start(&R->g->v);
+  (void)st;
+  if (mt_status(R->g) == MT_FAILED) return fail(R, "%s", mt_error(R->g));
+  if (vs->seek_phase >= 0) return fail(R, "the game never reaches phase %s in this turn", p->rules[ph].id);
+  return 0;
+}
+
+void repl_remember(repl *R, mt_game *before);
+
+static int find_phase(repl *R, const char *w) {
+  const program *p = &R->r->prog;
+  int k = sema_find_rule(p, w);
+  char alt[128];
+  snprintf(alt, sizeof alt, "%s_phase", w);
+  for (int i = 0; i < p->nrules && k < 0; i++)
+    if (p->rules[i].form == RF_PHASE && p->rules[i].name && (!strcmp(p->rules[i].name, w) || !strcmp(p->rules[i].name, alt)))
+      k = i;
+  if (k < 0 || p->rules[k].form != RF_PHASE) {
+    const char *c[64];
+    size_t n = 0;
+    for (int i = 0; i < p->nrules && n < 64; i++)
+      if (p->rules[i].form == RF_PHASE && p->rules[i].name) c[n++] = p->rules[i].name;
+    repl_suggest_fail(R, "phase", w, c, n);
+    return -1;
+  }
+  return k;
+}
+
+int repl_cmd_phase(repl *R, int argc, char **argv) {
+  if (argc != 2) return fail(R, "usage: phase ID (a phase name or rule number)");
+  int k = find_phase(R, argv[1]);
+  if (k < 0) return -1;
+  if (repl_seek_phase(R, k) < 0) return -1;
+  say(R, "at the start of %s %s", R->r->prog.rules[k].id, R->r->prog.rules[k].title);
+  return 0;
+}
+
+void repl_describe_pending(repl *R) {
+  const mt_decision *d = mt_pending(R->g);
+  if (!d) {
+    int st = mt_status(R->g);
+    say(R, "%s", st == MT_FINISHED ? "the game is over" : st == MT_PAUSED ? "paused" : "no decision pending");
+    return;
+  }
+  say(R, "%s decides: %s (rule %s)%s", d->faction, d->prompt, d->rule, d->secret ? " [secret]" : "");
+}
+
+int repl_cmd_run(repl *R, int argc, char **argv) {
+  const char *what = argc > 1 ? argv[1] : "step";
+  vm_state *vs = R->g->v.vs;
+  int st = mt_status(R->g);
+  if (st == MT_FINISHED) return fail(R, "the game is over");
+  if (st == VM_IDLE && strcmp(what, "game") && strcmp(what, "turn") && strcmp(what, "step") && strcmp(what, "phase"))
+    return fail(R, "the game has not started: use 'phase ID' to position it, or 'run step|phase|turn|game'");
+  if (!strcmp(what, "step")) {
+    if (st == VM_IDLE) { /* a fresh game: run its setup to the first decision */
+      if (mt_start(R->g) == MT_FAILED) return fail(R, "%s", mt_error(R->g));
+    } else if (st == MT_WAITING) {
+      mt_choice c;
+      if (!bot_choice(R, &c)) return fail(R, "%s", mt_decision_error(R->g) ? mt_decision_error(R->g) : "no legal answer");
+      mt_explain why;
+      if (mt_apply(R->g, &c, &why) < 0) return fail(R, "%s", why.text);
+    } else if (repl_advance(R, 0) < 0) {
+      return -1;
+    }
+  } else if (!strcmp(what, "phase")) {
+    vs->stop_phase_end = vs->phase_rule;
+    if (vs->phase_rule < 0 && st == MT_PAUSED && vs->nframes > 0) {
+      /* paused just before a phase begins: run that whole phase */
+      uint32_t pc = (uint32_t)vs->frames[vs->nframes - 1].pc;
+      const program *p = &R->r->prog;
+      if (pc < p->ncode && p->code[pc] == OP_PHASE_BEGIN) memcpy(&vs->stop_phase_end, p->code + pc + 1, 4);
+    }
+    if (vs->stop_phase_end < 0 || st == VM_IDLE) vs->stop_phase_end = -2; /* between phases, or a fresh game: play the next phase */
+    if (st == VM_IDLE) {
+      vm_start(&R->g->v); /* runs to the stop or a decision, which the bots then answer */
+      if (mt_status(R->g) == MT_WAITING && repl_advance(R, 1) < 0) return -1;
+      repl_describe_pending(R);
+      return 0;
+    }
+    if (repl_advance(R, 1) < 0) return -1;
+  } else if (!strcmp(what, "turn")) {
+    const program *p = &R->r->prog;
+    vs->stop_turn = p->turn_var >= 0 ? board_var_get(LAY(R), ST(R), p->vars[p->turn_var].board_var, 0, 0) : -1;
+    if (st == VM_IDLE) vm_start(&R->g->v);
+    if (repl_advance(R, 1) < 0) return -1;
+  } else if (!strcmp(what, "game")) {
+    vs->stop_phase_end = -1;
+    vs->stop_turn = -1;
+    if (st == VM_IDLE) {
+      if (mt_start(R->g) == MT_FAILED) return fail(R, "%s", mt_error(R->g));
+    }
+    if (repl_advance(R, 1) < 0) return -1;
+  } else {
+    return fail(R, "usage: run [step|phase|turn|game]");
+  }
+  repl_describe_pending(R);
+  return 0;
+}
+
+/* The integer parameter of action A whose values `legal` gathers into
+ * ranges (the last one), or -1. */
+static int ranged_param(const program *p, int a) {
+  if (a < 0 || a >= p->nactions) return -1;
+  for (int i = p->actions[a].nparams - 1; i >= 1; i--)
+    if (p->actions[a].ptype[i] == TY_INT) return i;
+  return -1;
+}
+
+static bool same_but(const mt_choice *x, const mt_choice *y, int j) {
+  if (x->action != y->action || x->nargs != y->nargs) return false;
+  for (int i = 0; i < x->nargs; i++)
+    if (i != j && x->args[i] != y->args[i]) return false;
+  return true;
+}
+
+static int cmp_i64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The text form of `legal`: answers that differ only in an action's integer
+ * parameter are one line, their values written as ranges ("ship f t 5
+ * 1..5 f"); a numeric decision is its range.  Returns the lines printed. */
+static size_t legal_lines(repl *R, const mt_choice *buf, size_t n) {
+  const program *p = &R->g->r->prog;
+  const mt_decision *d = mt_pending(R->g);
+  if (d->kind == MT_DEC_NUMBER && n > 0) {
+    say(R, "\n  %lld..%lld", (long long)buf[0].value, (long long)buf[n - 1].value);
+    return 1;
+  }
+  static bool used[4096];
+  static int64_t vals[4096];
+  memset(used, 0, sizeof used);
+  size_t lines = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (used[i]) continue;
+    used[i] = true;
+    int j = ranged_param(p, buf[i].action);
+    strbuf b = {0};
+    if (j < 0) {
+      char text[512];
+      mt_choice_format(R->g, &buf[i], text, sizeof text);
+      sb_puts(&b, text);
+    } else {
+      size_t nv = 0;
+      vals[nv++] = buf[i].args[j];
+      for (size_t k = i + 1; k < n; k++)
+        if (!used[k] && same_but(&buf[i], &buf[k], j)) used[k] = true, vals[nv++] = buf[k].args[j];
+      qsort(vals, nv, sizeof *vals, cmp_i64);
+      const action_rec *ar = &p->actions[buf[i].action];
+      sb_puts(&b, ar->name);
+      for (int a = 0; a < ar->nparams; a++) {
+        sb_putc(&b, ' ');
+        if (a != j) {
+          vm_format_value(&R->g->v, ar->ptype[a], buf[i].args[a], &b);
+          continue;
+        }
+        for (size_t k = 0; k < nv;) { /* runs of consecutive values */
+          size_t e = k;
+          while (e + 1 < nv && vals[e + 1] == vals[e] + 1) e++;
+          if (k) sb_putc(&b, ',');
+          if (e > k) sb_printf(&b, "%lld..%lld", (long long)vals[k], (long long)vals[e]);
+          else sb_printf(&b, "%lld", (long long)vals[k]);
+          k = e + 1;
+        }
+      }
+    }
+    if (lines < 200) say(R, "\n  %s", b.s ? b.s : "");
+    lines++;
+    sb_free(&b);
+  }
+  if (lines > 200) say(R, "\n  ... (%zu more lines)", lines - 200);
+  return lines;
+}
+
+int repl_cmd_legal(repl *R) {
+  if (!mt_pending(R->g)) return fail(R, "no decision is pending");
+  static mt_choice buf[4096];
+  size_t n = mt_legal(R->g, buf, 4096);
+  if (mt_decision_error(R->g)) return fail(R, "%s", mt_decision_error(R->g));
+  repl_describe_pending(R);
+  say(R, "\n%zu legal answer%s%s", n, n == 1 ? "" : "s", n > 4096 ? " (the first 4096 follow)" : "");
+  size_t shown = n < 4096 ? n : 4096;
+  legal_lines(R, buf, shown);
+  sb_puts(&R->jextra, ",\"choices\":[");
+  for (size_t i = 0; i < shown; i++) {
+    char text[512];
+    mt_choice_format(R->g, &buf[i], text, sizeof text);
+    sb_printf(&R->jextra, "%s", i ? "," : "");
+    sb_json_str(&R->jextra, text);
+  }
+  sb_printf(&R->jextra, "],\"count\":%zu", n);
+  return 0;
+}
+
+int repl_cmd_do(repl *R, const char *rest) {
+  if (!mt_pending(R->g)) return fail(R, "no decision is pending");
+  mt_choice c;
+  char err[256];
+  if (mt_choice_parse(R->g, rest, &c, err, sizeof err) < 0) return fail(R, "%s", err);
+  mt_explain why;
+  int st = mt_apply(R->g, &c, &why);
+  if (st < 0) {
+    for (int i = 0; i < why.nreasons; i++) R->refused_rules[R->nrefused++] = why.rule[i];
+    return fail(R, "refused: %s", why.text);
+  }
+  if (st == MT_FAILED) return fail(R, "%s", mt_error(R->g));
+  say(R, "done: %s; ", rest);
+  repl_describe_pending(R);
+  return 0;
+}
+
+/* After a change succeeded: BEFORE (the game as it was, taken) becomes the
+ * last undo step, and the redo list is forgotten. */
+void repl_remember(repl *R, mt_game *before) {
+  if (!before) return;
+  if (R->nhistory == 256) {
+    mt_game_free(R->history[0]);
+    memmove(R->history, R->history + 1, sizeof R->history[0] * 255);
+    R->nhistory--;
+  }
+  R->history[R->nhistory++] = before;
+  while (R->nfuture) mt_game_free(R->future[--R->nfuture]);
+}
+
+int repl_cmd_undo(repl *R, bool redo) {
+  mt_game **from = redo ? R->future : R->history, **to = redo ? R->history : R->future;
+  int *nfrom = redo ? &R->nfuture : &R->nhistory, *nto = redo ? &R->nhistory : &R->nfuture;
+  if (!*nfrom) return fail(R, "nothing to %s", redo ? "redo" : "undo");
+  if (*nto < 256) to[(*nto)++] = R->g;
+  else mt_game_free(R->g);
+  R->g = from[--*nfrom];
+  repl_attach(R, R->g);
+  say(R, "%s: state hash %016llx", redo ? "redone" : "undone", (unsigned long long)mt_hash(R->g));
+  return 0;
+}
+
+/* fork NAME: keep a copy of this position as branch NAME; switch NAME: go to
+ * it (the current position is kept under the current branch's name). */
+int repl_cmd_branch(repl *R, int argc, char **argv) {
+  if (argc != 2 || strlen(argv[1]) >= 64) return fail(R, "usage: %s NAME", argv[0]);
+  int k = -1;
+  for (int i = 0; i < R->nbranches; i++)
+    if (!strcmp(R->branches[i].name, argv[1])) k = i;
+  if (!strcmp(argv[0], "fork")) {
+    if (k < 0) {
+      if (R->nbranches == 32) return fail(R, "at most 32 branches");
+      k = R->nbranches++;
+      snprintf(R->branches[k].name, sizeof R->branches[k].name, "%s", argv[1]);
+    } else {
+      mt_game_free(R->branches[k].g);
+    }
+    R->branches[k].g = mt_clone(R->g);
+    say(R, "branch %s: a copy of this position", argv[1]);
+    return 0;
+  }
+  if (!strcmp(argv[1], R->branch[0] ? R->branch : "main")) {
+    say(R, "already on branch %s", argv[1]);
+    return 0;
+  }
+  if (k < 0) {
+    const char *c[32];
+    for (int i = 0; i < R->nbranches; i++) c[i] = R->branches[i].name;
+    return repl_suggest_fail(R, "branch", argv[1], c, (size_t)R->nbranches);
+  }
+  /* keep where we are under the current branch name ("main" at first) */
+  const char *cur = R->branch[0] ? R->branch : "main";
+  int c = -1;
+  for (int i = 0; i < R->nbranches; i++)
+    if (!strcmp(R->branches[i].name, cur)) c = i;
+  if (c < 0 && R->nbranches < 32) {
+    c = R->nbranches++;
+    snprintf(R->branches[c].name, sizeof R->branches[c].name, "%s", cur);
+    R->branches[c].g = NULL;
+  }
+  if (c >= 0) {
+    mt_game_free(R->branches[c].g);
+    R->branches[c].g = R->g;
+  } else {
+    mt_game_free(R->g);
+  }
+  R->g = mt_clone(R->branches[k].g);
+  repl_attach(R, R->g);
+  snprintf(R->branch, sizeof R->branch, "%s", argv[1]);
+  say(R, "on branch %s", argv[1]);
+  return 0;
+}
+
+/* offer ACTION ARGS: an action that may be taken at any time (a deal, a
+ * bribe) is judged by its guards and, if legal, its effect runs now; the
+ * pending decision stays pending. */
+int repl_cmd_offer(repl *R, const char *rest) {
+  mt_choice c;
+  char err[256];
+  if (game_parse_action(R->g, rest, &c, err, sizeof err) < 0) return fail(R, "%s", err);
+  int64_t cost = 0;
+  int judged = game_judge_action(R->g, &c, &cost, err, sizeof err);
+  if (judged < 0) return fail(R, "refused: %s", judged == -1 ? err : "a parameter is outside its domain");
+  if (judged == 0) {
+    strbuf b = {0};
+    explain_why(R->g, rest, false, &b);
+    const program *p = &R->r->prog;
+    const action_rec *a = &p->actions[c.action];
+    for (int i = 0; i < R->g->v.nrefused && R->nrefused < MT_MAX_REASONS; i++) {
+      int gi = R->g->v.refused[i];
+      R->refused_rules[R->nrefused++] = p->rules[gi < 0 ? a->rule : a->guards[gi].rule].id;
+    }
+    fail(R, "refused: %s", b.s);
+    sb_free(&b);
+    return -1;
+  }
+  const action_rec *a = &R->r->prog.actions[c.action];
+  int64_t args[MAX_PARAMS + 1];
+  memcpy(args, c.args, sizeof(int64_t) * (size_t)a->nparams);
+  args[a->nparams] = cost;
+  if (vm_call_now(&R->g->v, a->effect_fn, args, a->nparams + 1) < 0) return fail(R, "%s", mt_error(R->g));
+  say(R, "done: %s", rest);
+  return 0;
+}
