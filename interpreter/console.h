@@ -124,7 +124,7 @@ int repl_seek_phase(repl *R, int ph);
 int repl_cmd_phase(repl *R, int argc, char **argv);
 void repl_describe_pending(repl *R);
 int repl_cmd_run(repl *R, int argc, char **argv);
-int repl_cmd_legal(repl *R);
+int repl_cmd_legal(repl *R, int argc, char **argv);
 int repl_cmd_do(repl *R, const char *rest);
 void repl_remember(repl *R, mt_game *before);
 int repl_cmd_undo(repl *R, bool redo);

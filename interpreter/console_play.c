@@ -167,9 +167,9 @@ static int cmp_i64(const void *a, const void *b) {
 /* The text form of `legal`: answers that differ only in an action's integer
  * parameter are one line, their values written as ranges ("ship f t 5
  * 1..5 f"); a numeric decision is its range.  Returns the lines printed. */
-static size_t legal_lines(repl *R, const mt_choice *buf, size_t n) {
-  const program *p = &R->g->r->prog;
-  const mt_decision *d = mt_pending(R->g);
+static size_t legal_lines(repl *R, mt_game *g, const mt_choice *buf, size_t n) {
+  const program *p = &g->r->prog;
+  const mt_decision *d = mt_pending(g);
   if (d->kind == MT_DEC_NUMBER && n > 0) {
     say(R, "\n  %lld..%lld", (long long)buf[0].value, (long long)buf[n - 1].value);
     return 1;
@@ -185,7 +185,7 @@ static size_t legal_lines(repl *R, const mt_choice *buf, size_t n) {
     strbuf b = {0};
     if (j < 0) {
       char text[512];
-      mt_choice_format(R->g, &buf[i], text, sizeof text);
+      mt_choice_format(g, &buf[i], text, sizeof text);
       sb_puts(&b, text);
     } else {
       size_t nv = 0;
@@ -198,7 +198,7 @@ static size_t legal_lines(repl *R, const mt_choice *buf, size_t n) {
       for (int a = 0; a < ar->nparams; a++) {
         sb_putc(&b, ' ');
         if (a != j) {
-          vm_format_value(&R->g->v, ar->ptype[a], buf[i].args[a], &b);
+          vm_format_value(&g->v, ar->ptype[a], buf[i].args[a], &b);
           continue;
         }
         for (size_t k = 0; k < nv;) { /* runs of consecutive values */
@@ -219,23 +219,131 @@ static size_t legal_lines(repl *R, const mt_choice *buf, size_t n) {
   return lines;
 }
 
-int repl_cmd_legal(repl *R) {
-  if (!mt_pending(R->g)) return fail(R, "no decision is pending");
+/* Whether action A is the action or the kind of action ONLY names (NULL: any). */
+static bool action_matches(const program *p, int a, const char *only) {
+  if (!only) return true;
+  if (a < 0) return false;
+  if (!strcmp(p->actions[a].name, only)) return true;
+  for (int k = 0; k < p->actions[a].nkinds; k++)
+    if (!strcmp(p->actions[a].kinds[k], only)) return true;
+  return false;
+}
+
+/* Whether G's pending decision may be answered by the action or kind ONLY (NULL: any). */
+static bool offers_kind(mt_game *g, const char *only) {
+  const vm_state *vs = g->v.vs;
+  if (!only) return true;
+  if (vs->dec.kind != DEC_ACT) return false;
+  const program *p = &g->r->prog;
+  for (int i = 0; i < p->nlist[vs->dec.list]; i++)
+    if (action_matches(p, p->lists[vs->dec.list][i], only)) return true;
+  return false;
+}
+
+/* The pending decision of G and its legal answers (those of action or kind ONLY). */
+static int legal_of(repl *R, mt_game *g, const char *only, bool json) {
   static mt_choice buf[4096];
-  size_t n = mt_legal(R->g, buf, 4096);
-  if (mt_decision_error(R->g)) return fail(R, "%s", mt_decision_error(R->g));
-  repl_describe_pending(R);
-  say(R, "\n%zu legal answer%s%s", n, n == 1 ? "" : "s", n > 4096 ? " (the first 4096 follow)" : "");
-  size_t shown = n < 4096 ? n : 4096;
-  legal_lines(R, buf, shown);
-  sb_puts(&R->jextra, ",\"choices\":[");
-  for (size_t i = 0; i < shown; i++) {
-    char text[512];
-    mt_choice_format(R->g, &buf[i], text, sizeof text);
-    sb_printf(&R->jextra, "%s", i ? "," : "");
-    sb_json_str(&R->jextra, text);
+  size_t n = mt_legal(g, buf, 4096);
+  if (mt_decision_error(g)) return fail(R, "%s", mt_decision_error(g));
+  const program *p = &g->r->prog;
+  size_t shown = n < 4096 ? n : 4096, kept = 0;
+  for (size_t i = 0; i < shown; i++)
+    if (action_matches(p, buf[i].action, only)) buf[kept++] = buf[i];
+  const mt_decision *d = mt_pending(g);
+  say(R, "%s decides: %s (rule %s)%s", d->faction, d->prompt, d->rule, d->secret ? " [secret]" : "");
+  if (only) say(R, "\n%zu legal answer%s of %s (of %zu)", kept, kept == 1 ? "" : "s", only, n);
+  else say(R, "\n%zu legal answer%s%s", n, n == 1 ? "" : "s", n > 4096 ? " (the first 4096 follow)" : "");
+  legal_lines(R, g, buf, kept);
+  if (json) {
+    sb_puts(&R->jextra, ",\"choices\":[");
+    for (size_t i = 0; i < kept; i++) {
+      char text[512];
+      mt_choice_format(g, &buf[i], text, sizeof text);
+      sb_printf(&R->jextra, "%s", i ? "," : "");
+      sb_json_str(&R->jextra, text);
+    }
+    sb_printf(&R->jextra, "],\"count\":%zu", only ? kept : n);
   }
-  sb_printf(&R->jextra, "],\"count\":%zu", n);
+  return 0;
+}
+
+/* legal [FACTION|--faction F] [ACTION|KIND]: the pending decision and its legal answers.  With
+ * no decision pending (positioned at a phase), or one that is another faction's, a copy of the
+ * game goes on with the passive policy through this phase and each faction's options are
+ * listed when its turn comes (only F's with a faction named); an action or a verb (`ship`)
+ * keeps only its answers. */
+int repl_cmd_legal(repl *R, int argc, char **argv) {
+  const program *p = &R->r->prog;
+  int want = -1; /* a faction (the data's index, as the VM holds it) */
+  const char *only = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *w = argv[i];
+    if (!strcmp(w, "--faction")) {
+      if (++i >= argc) return fail(R, "usage: legal [FACTION] [ACTION]");
+      w = argv[i];
+    }
+    int f = repl_faction_id(R, w);
+    if (f >= 0) {
+      if (LAY(R)->game_faction[f] < 0) return fail(R, "%s is not in this game", w);
+      want = f;
+      continue;
+    }
+    bool known = false;
+    for (int a = 0; a < p->nactions && !known; a++) known = action_matches(p, a, w);
+    if (!known) {
+      const char *names[512];
+      size_t nn = 0;
+      for (int a = 0; a < p->nactions && nn < 512; a++) {
+        names[nn++] = p->actions[a].name;
+        for (int k = 0; k < p->actions[a].nkinds && nn < 512; k++) names[nn++] = p->actions[a].kinds[k];
+      }
+      return repl_suggest_fail(R, "faction, action or kind of action", w, names, nn);
+    }
+    only = w;
+  }
+  const mt_decision *d = mt_pending(R->g);
+  if (d && (want < 0 || R->g->v.vs->dec.faction == want) && offers_kind(R->g, only)) return legal_of(R, R->g, only, true);
+  int st = mt_status(R->g);
+  if (st == VM_IDLE || st == MT_FINISHED || st == MT_FAILED)
+    return fail(R, st == MT_FINISHED ? "the game is over" : "no decision is pending (use 'phase ID' or 'run step')");
+  /* forward on a copy, through this phase */
+  mt_game *g = mt_clone(R->g);
+  mt_game_set_log(g, NULL, NULL);
+  g->v.fired = NULL;
+  vm_state *vs = g->v.vs;
+  vs->stop_phase_end = vs->phase_rule;
+  if (vs->phase_rule < 0 && st == MT_PAUSED && vs->nframes > 0) {
+    uint32_t pc = (uint32_t)vs->frames[vs->nframes - 1].pc;
+    if (pc < p->ncode && p->code[pc] == OP_PHASE_BEGIN) memcpy(&vs->stop_phase_end, p->code + pc + 1, 4);
+  }
+  if (d) say(R, "it is %s's decision now; ", d->faction);
+  say(R, "%s, the passive policy answering the decisions before:", want >= 0 ? "when its turn comes" : "each faction when its turn comes");
+  uint64_t shown = 0, rng = R->bot_rng;
+  int listed = 0, taken = 0;
+  for (int guard = 0; guard < 20000; guard++) {
+    st = mt_status(g);
+    if (st == MT_PAUSED && guard == 0) {
+      vm_run(&g->v);
+      continue;
+    }
+    if (st != MT_WAITING) break;
+    int f = g->v.vs->dec.faction;
+    if ((want < 0 || f == want) && !(shown >> f & 1u) && offers_kind(g, only)) {
+      shown |= 1ull << f;
+      say(R, "\n\n");
+      if (taken) say(R, "(after %d decision%s) ", taken, taken == 1 ? "" : "s");
+      if (legal_of(R, g, only, listed == 0) < 0) break;
+      listed++;
+      if (want >= 0) break;
+    }
+    mt_choice x;
+    if (!bot_choose(g, BOT_PASSIVE, &rng, &x) || mt_apply(g, &x, NULL) < 0) break;
+    taken++;
+  }
+  if (!listed)
+    say(R, "\n%s%s%s in the rest of this phase", want >= 0 ? DEF(R)->factions[want].id : "nobody", only ? " is not offered " : " is asked nothing",
+        only ? only : "");
+  mt_game_free(g);
   return 0;
 }
 

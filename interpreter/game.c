@@ -502,8 +502,23 @@ int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why) {
     const program *p = &g->r->prog;
     bool listed = false;
     for (int i = 0; i < p->nlist[vs->dec.list]; i++) listed |= p->lists[vs->dec.list][i] == c->action;
-    if (!listed || c->action < 0) {
-      refuse(g, why, "that action is not offered here");
+    if (!listed || c->action < 0) { /* say what is offered, and by which rule */
+      if (why) {
+        memset(why, 0, sizeof *why);
+        int r = vs->dec.rule;
+        strbuf b = {0};
+        sb_printf(&b, "%s is not offered here: ", c->action >= 0 ? p->actions[c->action].name : "that action");
+        if (r >= 0 && r < p->nrules) {
+          why->rule[0] = p->rules[r].id, why->title[0] = p->rules[r].title, why->nreasons = 1;
+          sb_printf(&b, "%s (%s) asks for one of: ", p->rules[r].id, p->rules[r].title);
+        } else {
+          sb_puts(&b, "the decision asks for one of: ");
+        }
+        for (int i = 0, k = 0; i < p->nlist[vs->dec.list]; i++)
+          if (p->lists[vs->dec.list][i] >= 0) sb_printf(&b, "%s%s", k++ ? ", " : "", p->actions[p->lists[vs->dec.list][i]].name);
+        snprintf(why->text, sizeof why->text, "%s", b.s);
+        sb_free(&b);
+      }
       return -1;
     }
     const action_rec *ar = &p->actions[c->action];
@@ -524,10 +539,26 @@ int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why) {
         refuse(g, why, "the parameters could not be evaluated");
         return -1;
       }
-      if (!in) {
-        char msg[128];
-        snprintf(msg, sizeof msg, "parameter '%s' is outside its domain", ar->pname[i]);
-        refuse(g, why, msg);
+      if (!in) { /* the rule of the action gives the domain: name it, and the domain's text */
+        if (why) {
+          memset(why, 0, sizeof *why);
+          const rule_rec *rr = &p->rules[ar->rule];
+          why->rule[0] = rr->id, why->title[0] = rr->title, why->nreasons = 1;
+          strbuf v = {0};
+          vm_format_value(&g->v, ar->ptype[i], c->args[i], &v);
+          snprintf(why->text, sizeof why->text, "%s cannot take %s = %s under %s (%s)", ar->name, ar->pname[i], v.s ? v.s : "?",
+                   rr->id, rr->title ? rr->title : "");
+          const node *dom = ar->pdomain[i];
+          if (dom) {
+            size_t len, at = strlen(why->text);
+            const char *src = diag_source_text(g->r->d, dom->span.file, &len);
+            mt_span sp = dom->span; /* a range's span is its `..`: from its low bound to its high one */
+            if (dom->kind == AST_RANGE) sp = ast_join(ast_join(sp, dom->kids[0]->span), dom->kids[1]->span);
+            snprintf(why->text + at, sizeof why->text - at, ", which allows only %s in %.*s", ar->pname[i], (int)(sp.end - sp.start),
+                     src + sp.start);
+          }
+          sb_free(&v);
+        }
         return -1;
       }
     }

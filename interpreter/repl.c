@@ -209,7 +209,7 @@ static const char *const help_text[][2] = {
     {"unally", "unally F -- break F's alliance"},
     {"bots", "bots random|uniform|passive|heuristic -- how decisions are answered by run (heuristic: greedy on the rules' bot_value)"},
     {"show", "show [state|faction F|territory T] -- the position"},
-    {"legal", "legal -- the pending decision and its legal answers"},
+    {"legal", "legal [FACTION] [ACTION|VERB] -- the pending decision and its legal answers; positioned at a phase (or another faction's turn), each faction's options when its turn comes (passive policy); filtered by faction and action"},
     {"do", "do CHOICE -- answer the pending decision (e.g. do ship fremen ... / do yes / do 3)"},
     {"offer", "offer ACTION ARGS -- an any-time action (a bribe, a deal) taken now if its rules allow it; the pending decision stays"},
     {"why", "why CHOICE -- legal or not now, and which rules decide, with the facts; why last -- the rules the last step ran"},
@@ -349,7 +349,7 @@ static int run_command(repl *R, const char *cmd, int argc, char **argv, const ch
   if (!strcmp(cmd, "phase")) return repl_cmd_phase(R, argc, argv);
   if (!strcmp(cmd, "ally") || !strcmp(cmd, "unally")) return repl_cmd_ally(R, argc, argv);
   if (!strcmp(cmd, "show")) return repl_cmd_show(R, argc, argv);
-  if (!strcmp(cmd, "legal")) return repl_cmd_legal(R);
+  if (!strcmp(cmd, "legal")) return repl_cmd_legal(R, argc, argv);
   if (!strcmp(cmd, "do")) return repl_cmd_do(R, rest);
   if (!strcmp(cmd, "run")) return repl_cmd_run(R, argc, argv);
   if (!strcmp(cmd, "winner")) return repl_cmd_winner(R);
