@@ -6,6 +6,7 @@
 
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -205,15 +206,6 @@ int explain_rule(const mt_rules *r, const char *id, bool bytecode, bool json, st
   return 0;
 }
 
-static bool contains_ci(const char *hay, const char *needle) {
-  size_t n = strlen(needle);
-  for (; *hay; hay++) {
-    size_t i = 0;
-    while (i < n && hay[i] && ((hay[i] | 32) == (needle[i] | 32))) i++;
-    if (i == n) return true;
-  }
-  return false;
-}
 
 /* Does rule R hook the value, event, action or procedure NAME? */
 static bool hooks_name(const program *p, int r, const char *name) {
@@ -234,6 +226,106 @@ static bool hooks_name(const program *p, int r, const char *name) {
   for (int i = 0; i < p->nprocs; i++)
     if (p->procs[i].rule == r && !strcmp(p->procs[i].name, name)) return true;
   return false;
+}
+
+/* ---- searching the rules in players' words ---------------------------------------------- */
+
+static bool same_ci(const char *a, const char *b) {
+  for (; *a && *b; a++, b++) {
+    char x = *a >= 'A' && *a <= 'Z' ? (char)(*a - 'A' + 'a') : *a, y = *b >= 'A' && *b <= 'Z' ? (char)(*b - 'A' + 'a') : *b;
+    if (x != y) return false;
+  }
+  return !*a && !*b;
+}
+
+static bool stop_word(const char *w) {
+  static const char *const stop[] = {"a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "what",
+                                     "how", "when", "can", "do", "does", "i", "my", "with", "by", "at", "it", "its"};
+  for (size_t i = 0; i < sizeof stop / sizeof *stop; i++)
+    if (same_ci(w, stop[i])) return true;
+  return false;
+}
+
+/* A word reduced for comparison: lower case, a plural's ending off (losses: loss, abilities: ability). */
+static void stem(const char *w, size_t len, char *out, size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; i < len && n + 1 < cap; i++) out[n++] = (char)(w[i] >= 'A' && w[i] <= 'Z' ? w[i] - 'A' + 'a' : w[i]);
+  out[n] = 0;
+  if (n > 4 && !strcmp(out + n - 3, "ies")) strcpy(out + n - 3, "y");
+  else if (n > 4 && !strcmp(out + n - 4, "sses")) out[n - 2] = 0;
+  else if (n > 3 && out[n - 1] == 's' && out[n - 2] != 's' && out[n - 2] != 'u') out[n - 1] = 0;
+}
+
+/* Does TEXT hold a word equal to the stemmed query word Q (or, for Q of 3 letters or more,
+ * beginning with it: ship finds shipping)? */
+static bool has_word(const char *text, const char *q) {
+  size_t ql = strlen(q);
+  for (const char *t = text; *t;) {
+    while (*t && !((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') || (*t >= '0' && *t <= '9'))) t++;
+    const char *b = t;
+    while ((*t >= 'a' && *t <= 'z') || (*t >= 'A' && *t <= 'Z') || (*t >= '0' && *t <= '9')) t++;
+    if (t == b) continue;
+    char w[64];
+    stem(b, (size_t)(t - b), w, sizeof w);
+    if (!strcmp(w, q) || (ql >= 3 && !strncmp(w, q, ql))) return true;
+  }
+  return false;
+}
+
+/* How well rule I matches the query words: 1000 for each word found (so more words always
+ * rank higher), plus 3 when found in the title or number, 2 in its faction or card, 1 in what
+ * it hooks.  0: no word found. */
+static int keyword_score(const mt_rules *r, int i, int argc, const char *const *argv) {
+  const program *p = &r->prog;
+  const rule_rec *rr = &p->rules[i];
+  strbuf own = {0}, hk = {0}, hj = {0};
+  if (rr->faction >= 0) sb_printf(&own, "%s %s ability ", r->def->factions[rr->faction].id, r->def->factions[rr->faction].name);
+  if (rr->card >= 0) sb_printf(&own, "%s %s card treachery", r->def->cards[rr->card].id, r->def->cards[rr->card].name);
+  hooks(p, i, &hk, &hj);
+  int score = 0;
+  for (int a = 0; a < argc; a++) {
+    if (stop_word(argv[a])) continue;
+    char q[64];
+    stem(argv[a], strlen(argv[a]), q, sizeof q);
+    if (has_word(rr->title ? rr->title : "", q) || has_word(rr->id, q)) score += 1003;
+    else if (own.s && has_word(own.s, q)) score += 1002;
+    else if (hk.s && has_word(hk.s, q)) score += 1001;
+  }
+  sb_free(&own);
+  sb_free(&hk);
+  sb_free(&hj);
+  return score;
+}
+
+/* Rule ids in number order: numeric parts as numbers (1.9 before 1.10), named parts
+ * (wbc.house.2) after the numbered rules, alphabetically. */
+static int id_cmp(const char *a, const char *b) {
+  while (*a && *b) {
+    bool da = *a >= '0' && *a <= '9', db = *b >= '0' && *b <= '9';
+    if (da && db) {
+      char *ea, *eb;
+      unsigned long x = strtoul(a, &ea, 10), y = strtoul(b, &eb, 10);
+      if (x != y) return x < y ? -1 : 1;
+      a = ea, b = eb;
+    } else if (da != db) {
+      return da ? -1 : 1;
+    } else {
+      if (*a != *b) return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+      a++, b++;
+    }
+  }
+  return *a ? 1 : *b ? -1 : 0;
+}
+
+static const program *sorting;
+static int by_id(const void *x, const void *y) {
+  int c = id_cmp(sorting->rules[*(const int *)x].id, sorting->rules[*(const int *)y].id);
+  return c ? c : *(const int *)x - *(const int *)y;
+}
+
+void explain_sort_rules(const program *p, int *idx, int n) {
+  sorting = p;
+  if (n > 1) qsort(idx, (size_t)n, sizeof *idx, by_id);
 }
 
 int explain_query(const mt_rules *r, int argc, const char *const *argv, bool json, strbuf *out) {
@@ -270,8 +362,12 @@ int explain_query(const mt_rules *r, int argc, const char *const *argv, bool jso
       return -1;
     }
   }
-  int n = 0;
-  if (json) sb_puts(out, "\"matches\":[");
+  int *score = mt_calloc((size_t)p->nrules + 1, sizeof *score);
+  /* `karama`, `advanced`, `basic` alone name a tag; with more words they are keywords */
+  bool tag = argc == 1 && (!strcmp(what, "karama") || !strcmp(what, "advanced") || !strcmp(what, "basic"));
+  bool keywords = faction < 0 && card < 0 && phase < 0 && !tag && !(!strcmp(what, "hooks") && argc > 1) &&
+                  !(what[0] >= '0' && what[0] <= '9');
+  int best = 0;
   for (int i = 0; i < p->nrules; i++) {
     const rule_rec *rr = &p->rules[i];
     bool m;
@@ -285,28 +381,56 @@ int explain_query(const mt_rules *r, int argc, const char *const *argv, bool jso
         m = !strncmp(rr->id, p->rules[phase].id, pl) && (rr->id[pl] == '.' || !rr->id[pl]);
       }
     } else if (!strcmp(what, "hooks") && argc > 1) m = hooks_name(p, i, argv[1]);
-    else if (!strcmp(what, "karama")) m = (rr->tags & TAG_KARAMA) != 0;
-    else if (!strcmp(what, "advanced")) m = (rr->tags & TAG_ADVANCED) != 0;
-    else if (!strcmp(what, "basic")) m = !(rr->tags & TAG_ADVANCED);
+    else if (tag && !strcmp(what, "karama")) m = (rr->tags & TAG_KARAMA) != 0;
+    else if (tag && !strcmp(what, "advanced")) m = (rr->tags & TAG_ADVANCED) != 0;
+    else if (tag && !strcmp(what, "basic")) m = !(rr->tags & TAG_ADVANCED);
     else if (what[0] >= '0' && what[0] <= '9') {
       size_t pl = strlen(what);
       m = !strncmp(rr->id, what, pl) && (rr->id[pl] == '.' || !rr->id[pl] || what[pl - 1] == '.');
     } else {
-      m = true; /* keywords: every word must appear in the title or the id */
-      for (int a = 0; a < argc && m; a++) m = contains_ci(rr->title ? rr->title : "", argv[a]) || contains_ci(rr->id, argv[a]);
+      score[i] = keyword_score(r, i, argc, argv);
+      m = score[i] > 0;
+      if (score[i] > best) best = score[i];
     }
-    if (!m) continue;
+    if (!m) score[i] = -1;
+    else if (!keywords) score[i] = 1;
+  }
+  /* keywords: the rules that match the most words (each word a title or id word first, then
+   * its faction or card, then what it hooks), in number order */
+  int *order = mt_calloc((size_t)p->nrules + 1, sizeof *order);
+  int n = 0, want = keywords ? best / 1000 : 0;
+  for (int i = 0; i < p->nrules; i++)
+    if (score[i] > 0 && (!keywords || score[i] / 1000 == want)) order[n++] = i;
+  explain_sort_rules(p, order, n);
+  if (keywords && n > 1) { /* ranked: title and number matches first, then faction or card, then hooks; by number within */
+    int *tmp = mt_calloc((size_t)n, sizeof *tmp);
+    int m = 0;
+    for (int tier = 3 * want; tier >= want; tier--)
+      for (int k = 0; k < n; k++)
+        if (score[order[k]] % 1000 == tier) tmp[m++] = order[k];
+    memcpy(order, tmp, sizeof *order * (size_t)m);
+    n = m;
+    mt_free(tmp);
+  }
+  if (json) sb_puts(out, "\"matches\":[");
+  int words = 0;
+  for (int a = 0; keywords && a < argc; a++) words += !stop_word(argv[a]);
+  if (keywords && n && want < words && !json)
+    sb_printf(out, "no rule matches every word; these match %d of %d:\n", want, words);
+  for (int k = 0; k < n; k++) {
+    const rule_rec *rr = &p->rules[order[k]];
     if (json) {
-      sb_printf(out, "%s{\"id\":", n ? "," : "");
+      sb_printf(out, "%s{\"id\":", k ? "," : "");
       sb_json_str(out, rr->id);
       sb_puts(out, ",\"title\":");
       sb_json_str(out, rr->title ? rr->title : "");
       sb_puts(out, "}");
     } else {
-      sb_printf(out, "%s%-14s %s%s", n ? "\n" : "", rr->id, rr->title ? rr->title : "", rr->disabled ? " (not in force)" : "");
+      sb_printf(out, "%s%-14s %s%s", k ? "\n" : "", rr->id, rr->title ? rr->title : "", rr->disabled ? " (not in force)" : "");
     }
-    n++;
   }
+  mt_free(order);
+  mt_free(score);
   if (json) sb_printf(out, "],\"count\":%d", n);
   else if (!n) sb_puts(out, "no rule matches");
   return 0;

@@ -388,13 +388,17 @@ static int cmd_rules(int argc, char **argv) {
   if (!r) return code;
   const program *p = &r->prog;
   strbuf b = {0};
+  int *order = mt_calloc((size_t)p->nrules + 1, sizeof *order); /* in number order: 1.9 before 1.10 */
+  for (int i = 0; i < p->nrules; i++) order[i] = i;
+  explain_sort_rules(p, order, p->nrules);
   if (json) sb_puts(&b, "[");
-  for (int i = 0; i < p->nrules; i++) {
+  for (int at = 0; at < p->nrules; at++) {
+    int i = order[at];
     const rule_rec *rr = &p->rules[i];
     const char *k = karama_name(rr->tags);
     const char *mem = rr->tags & TAG_ADVANCED ? "advanced" : "basic";
     if (json) {
-      sb_printf(&b, "%s\n{\"id\":", i ? "," : "");
+      sb_printf(&b, "%s\n{\"id\":", at ? "," : "");
       sb_json_str(&b, rr->id);
       sb_puts(&b, ",\"title\":");
       sb_json_str(&b, rr->title ? rr->title : "");
@@ -429,6 +433,7 @@ static int cmd_rules(int argc, char **argv) {
   if (json) sb_puts(&b, "\n]\n");
   fputs(b.s ? b.s : "", stdout);
   sb_free(&b);
+  mt_free(order);
   mt_rules_free(r);
   return EX_OK;
 }
