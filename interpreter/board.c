@@ -72,6 +72,8 @@ void board_def_free(board_def *def) {
     board_faction *f = &def->factions[i];
     mt_free(f->id);
     mt_free(f->name);
+    for (int k = 0; k < f->naliases; k++) mt_free(f->aliases[k]);
+    mt_free(f->aliases);
     mt_free(f->attrs);
     mt_free(f->start);
     mt_free(f->options);
@@ -107,6 +109,29 @@ int board_var_index(const board_def *def, const char *name) { FIND_FIELD(def->va
 int board_pile_index(const board_def *def, const char *name) { FIND_FIELD(def->piles, def->npiles, name, name); }
 int board_deck_index(const board_def *def, const char *name) { FIND_FIELD(def->decks, def->ndecks, name, name); }
 int board_faction_index(const board_def *def, const char *id) { FIND_FIELD(def->factions, def->nfactions, id, id); }
+
+/* W lower-cased into BUF (ids are written in lower case): false if it does not fit. */
+static bool lower(const char *w, char *buf, size_t cap) {
+  size_t n = strlen(w);
+  if (n + 1 > cap) return false;
+  for (size_t i = 0; i <= n; i++) buf[i] = (char)(w[i] >= 'A' && w[i] <= 'Z' ? w[i] - 'A' + 'a' : w[i]);
+  return true;
+}
+
+int board_faction_find(const board_def *def, const char *w) {
+  char low[128];
+  const char *forms[2] = {w, lower(w, low, sizeof low) ? low : w};
+  for (int t = 0; t < 2; t++) {
+    int f = board_faction_index(def, forms[t]);
+    if (f >= 0) return f;
+    for (int i = 0; i < def->nfactions; i++)
+      for (int k = 0; k < def->factions[i].naliases; k++)
+        if (!strcmp(def->factions[i].aliases[k], forms[t])) return i;
+  }
+  return -1;
+}
+
+const char *board_lower(const char *w, char *buf, size_t cap) { return lower(w, buf, cap) ? buf : w; }
 int board_leader_index(const board_def *def, const char *id) { FIND_FIELD(def->leaders, def->nleaders, id, id); }
 int board_leader_status_index(const board_def *def, const char *name) {
   return find_str(def->leader_status, def->nleader_status, name);

@@ -165,6 +165,8 @@ typedef struct board_start_option {
 
 typedef struct board_faction {
   char *id, *name;
+  char **aliases;          /* short names players use (`aliases: [bg]`), found by board_faction_find */
+  int naliases;
   int32_t *attrs;          /* def->nfaction_attrs values */
   int32_t forces[BOARD_MAX_KINDS]; /* tokens per kind */
   uint32_t kinds;          /* kinds this faction has (bit per kind) */
@@ -229,6 +231,11 @@ int board_var_index(const board_def *def, const char *name);
 int board_pile_index(const board_def *def, const char *name);
 int board_deck_index(const board_def *def, const char *name);
 int board_faction_index(const board_def *def, const char *id);
+/* A faction as players write it: its id, one of its aliases (the sheet's `aliases`), in any
+ * case; -1 if none. */
+int board_faction_find(const board_def *def, const char *w);
+/* W in lower case (ids are), in BUF; W itself if it does not fit. */
+const char *board_lower(const char *w, char *buf, size_t cap);
 int board_leader_index(const board_def *def, const char *id);
 int board_leader_status_index(const board_def *def, const char *name);
 /* First card with this id (instance 1), or -1; "id#k" names instance k. */

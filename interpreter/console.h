@@ -88,7 +88,6 @@ static inline int fail(repl *R, const char *fmt, ...) {
 /* repl.c: output, names and numbers */
 void repl_attach(repl *R, mt_game *g);
 void repl_message(void *ud, int level, const char *text);
-const char *repl_alias(const char *w); /* a faction's documented short name (bg) as its id */
 int repl_faction_id(repl *R, const char *w);
 int repl_suggest_fail(repl *R, const char *what, const char *w, const char *const *c, size_t n);
 int repl_need_faction(repl *R, const char *w, int *f);

@@ -88,7 +88,7 @@ int repl_cmd_new(repl *R, int argc, char **argv) {
   }
   const char *fac[BOARD_MAX_FACTIONS];
   for (int i = 0; i < nf; i++) {
-    int f = board_faction_index(r->def, repl_alias(fnames[i]));
+    int f = board_faction_find(r->def, fnames[i]); /* an id or an alias of the sheet, in any case */
     if (f < 0) {
       const char *c[BOARD_MAX_FACTIONS];
       int n = r->def->nfactions < BOARD_MAX_FACTIONS ? r->def->nfactions : BOARD_MAX_FACTIONS;

@@ -1414,6 +1414,7 @@ typedef struct raw_option {
 
 typedef struct faction_raw {
   ys name;
+  ysv aliases;
   bool has_name, has_forces;
   ys *fk, *fv;
   size_t nf, cf1, cf2;
@@ -1432,6 +1433,7 @@ static void read_faction(yr *r, faction_raw *f) {
   ys k;
   while (map_key(r, &ks, &k)) {
     if (keyis(&k, "name")) f->has_name = expect_scalar(r, "name", &f->name);
+    else if (keyis(&k, "aliases")) read_list(r, "aliases", &f->aliases);
     else if (keyis(&k, "forces")) {
       f->has_forces = true;
       if (!expect_map(r, "forces")) continue;
@@ -1534,17 +1536,29 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
   memset(F, 0, sizeof *F);
   F->id = mt_strdup(id);
   F->name = mt_strdup(fr->has_name ? fr->name.s : id);
+  for (size_t i = 0; i < fr->aliases.n; i++) { /* a short name: an id of its own, taken by nothing else */
+    const ys *a = &fr->aliases.v[i];
+    check_id(ld, a, "alias");
+    bool taken = board_faction_find(def, a->s) >= 0 || !strcmp(a->s, id);
+    for (int k = 0; k < F->naliases && !taken; k++) taken = !strcmp(F->aliases[k], a->s);
+    if (taken) {
+      lerr(ld, a->sp, "alias '%s' already names a faction", a->s);
+      continue;
+    }
+    F->aliases = mt_realloc(F->aliases, (size_t)(F->naliases + 1) * sizeof *F->aliases);
+    F->aliases[F->naliases++] = mt_strdup(a->s);
+  }
   F->default_kind = -1;
   F->attrs = mt_calloc((size_t)def->nfaction_attrs + 1, sizeof *F->attrs);
   for (int k = 0; k < def->nfaction_attrs; k++) F->attrs[k] = def->faction_attrs[k].dflt;
   for (size_t i = 0; i < fr->nattr; i++) {
     int a = board_faction_attr_index(def, fr->akeys[i].s);
     if (a < 0) {
-      static const char *const fixed[] = {"name", "forces", "start", "start_options", "leaders"};
-      size_t nc = 5 + (size_t)def->nfaction_attrs;
+      static const char *const fixed[] = {"name", "aliases", "forces", "start", "start_options", "leaders"};
+      size_t nc = 6 + (size_t)def->nfaction_attrs;
       const char **c = mt_calloc(nc, sizeof *c);
-      for (size_t m = 0; m < 5; m++) c[m] = fixed[m];
-      for (int m = 0; m < def->nfaction_attrs; m++) c[5 + m] = def->faction_attrs[m].name;
+      for (size_t m = 0; m < 6; m++) c[m] = fixed[m];
+      for (int m = 0; m < def->nfaction_attrs; m++) c[6 + m] = def->faction_attrs[m].name;
       const char *sug = diag_suggest(fr->akeys[i].s, c, nc);
       if (sug) lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (did you mean '%s'?)", fr->akeys[i].s, id, sug);
       else lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (declare it under 'faction_attributes')", fr->akeys[i].s, id);

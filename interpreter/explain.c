@@ -337,7 +337,7 @@ int explain_query(const mt_rules *r, int argc, const char *const *argv, bool jso
   const char *what = argv[0];
   int faction = -1, card = -1, phase = -1;
   if (!strcmp(what, "faction") && argc > 1) {
-    faction = board_faction_index(r->def, argv[1]);
+    faction = board_faction_find(r->def, argv[1]);
     if (faction < 0) {
       sb_printf(out, "unknown faction '%s'", argv[1]);
       return -1;

@@ -284,7 +284,7 @@ mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactio
     for (int i = 0; i < r->def->nfactions && i < BOARD_MAX_FACTIONS; i++) idx[n++] = i;
   } else {
     for (int i = 0; i < nfactions && n < BOARD_MAX_FACTIONS; i++) {
-      int k = board_faction_index(r->def, factions[i]);
+      int k = board_faction_find(r->def, factions[i]); /* an id or an alias, in any case */
       if (k < 0) {
         const char *c[BOARD_MAX_FACTIONS];
         for (int j = 0; j < r->def->nfactions && j < BOARD_MAX_FACTIONS; j++) c[j] = r->def->factions[j].id;
@@ -636,9 +636,11 @@ static bool parse_value(const mt_game *g, int ty, const char *w, int64_t *out) {
       if (!strcmp(e->values[i], w)) return *out = i, true;
     return false;
   }
+  char low[128]; /* ids are written in lower case: Carthag is carthag */
+  w = board_lower(w, low, sizeof low);
   switch (ty) {
   case TY_BOOL: return (!strcmp(w, "true") || !strcmp(w, "yes")) ? (*out = 1, true) : (!strcmp(w, "false") || !strcmp(w, "no")) ? (*out = 0, true) : false;
-  case TY_FACTION: k = board_faction_index(def, w); break;
+  case TY_FACTION: k = board_faction_find(def, w); break;
   case TY_TERRITORY: k = board_area_index(def, w); break;
   case TY_CARD: k = board_card_index(def, w); break;
   case TY_LEADER: k = board_leader_index(def, w); break;

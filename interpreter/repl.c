@@ -72,15 +72,7 @@ void repl_message(void *ud, int level, const char *text) {
 
 /* ---- names ------------------------------------------------------------------ */
 
-static const char *const aliases[][2] = {{"guild", "spacing_guild"}, {"bg", "bene_gesserit"}, {"harko", "harkonnen"}};
-
-const char *repl_alias(const char *w) {
-  for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
-    if (!strcmp(w, aliases[i][0])) return aliases[i][1];
-  return w;
-}
-
-int repl_faction_id(repl *R, const char *w) { return board_faction_index(DEF(R), repl_alias(w)); }
+int repl_faction_id(repl *R, const char *w) { return board_faction_find(DEF(R), w); }
 
 int repl_suggest_fail(repl *R, const char *what, const char *w, const char *const *c, size_t n) {
   const char *s = diag_suggest(w, c, n);
@@ -97,7 +89,8 @@ int repl_need_faction(repl *R, const char *w, int *f) {
 }
 
 int repl_need_area(repl *R, const char *w, int *a) {
-  *a = board_area_index(DEF(R), w);
+  char low[128];
+  *a = board_area_index(DEF(R), board_lower(w, low, sizeof low)); /* Carthag is carthag */
   if (*a >= 0) return 0;
   const char *c[BOARD_MAX_AREAS];
   for (int i = 0; i < DEF(R)->nareas; i++) c[i] = DEF(R)->areas[i].id;
@@ -105,7 +98,8 @@ int repl_need_area(repl *R, const char *w, int *a) {
 }
 
 int repl_need_card(repl *R, const char *w, int *k) {
-  *k = board_card_index(DEF(R), w);
+  char low[128];
+  *k = board_card_index(DEF(R), board_lower(w, low, sizeof low));
   if (*k >= 0) return 0;
   const char **c = mt_calloc((size_t)DEF(R)->ncards + 1, sizeof *c);
   for (int i = 0; i < DEF(R)->ncards; i++) c[i] = DEF(R)->cards[i].id;
