@@ -52,6 +52,10 @@ typedef struct repl {
   mt_game *history[256]; /* undo stack: the states before each change */
   int nhistory, nfuture;
   mt_game *future[256];
+  char *history_what[256]; /* the command that changed history[i] (undo says what it undid) */
+  char *future_what[256];  /* the command redo would do again */
+  const char *cmd_line;    /* the command being run */
+  bool quit;               /* quit or exit: no more commands are read */
   char branch[64];
   struct {
     char name[64];
@@ -128,6 +132,7 @@ int repl_cmd_do(repl *R, const char *rest);
 void repl_remember(repl *R, mt_game *before);
 int repl_cmd_undo(repl *R, bool redo);
 int repl_cmd_branch(repl *R, int argc, char **argv);
+int repl_cmd_branches(repl *R);
 int repl_cmd_offer(repl *R, const char *rest);
 
 /* console_show.c: showing, saving, loading */

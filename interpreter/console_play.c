@@ -370,22 +370,53 @@ void repl_remember(repl *R, mt_game *before) {
   if (!before) return;
   if (R->nhistory == 256) {
     mt_game_free(R->history[0]);
+    mt_free(R->history_what[0]);
     memmove(R->history, R->history + 1, sizeof R->history[0] * 255);
+    memmove(R->history_what, R->history_what + 1, sizeof R->history_what[0] * 255);
     R->nhistory--;
   }
+  R->history_what[R->nhistory] = mt_strdup(R->cmd_line ? R->cmd_line : "?");
   R->history[R->nhistory++] = before;
-  while (R->nfuture) mt_game_free(R->future[--R->nfuture]);
+  while (R->nfuture) {
+    R->nfuture--;
+    mt_game_free(R->future[R->nfuture]);
+    mt_free(R->future_what[R->nfuture]);
+  }
 }
 
+/* undo: back to the state before the last change, saying which command it was; redo: that
+ * command's state again. */
 int repl_cmd_undo(repl *R, bool redo) {
   mt_game **from = redo ? R->future : R->history, **to = redo ? R->history : R->future;
+  char **wfrom = redo ? R->future_what : R->history_what, **wto = redo ? R->history_what : R->future_what;
   int *nfrom = redo ? &R->nfuture : &R->nhistory, *nto = redo ? &R->nhistory : &R->nfuture;
   if (!*nfrom) return fail(R, "nothing to %s", redo ? "redo" : "undo");
-  if (*nto < 256) to[(*nto)++] = R->g;
-  else mt_game_free(R->g);
-  R->g = from[--*nfrom];
+  char *what = wfrom[--*nfrom];
+  mt_game *left = R->g;
+  R->g = from[*nfrom];
   repl_attach(R, R->g);
-  say(R, "%s: state hash %016llx", redo ? "redone" : "undone", (unsigned long long)mt_hash(R->g));
+  say(R, "%s: %s (state hash %016llx)", redo ? "redone" : "undone", what, (unsigned long long)mt_hash(R->g));
+  if (*nto < 256) { /* the state left goes to the other list, under the same command */
+    wto[*nto] = what;
+    to[(*nto)++] = left;
+  } else {
+    mt_game_free(left);
+    mt_free(what);
+  }
+  return 0;
+}
+
+/* branches: every branch, the current one marked (it is `main` until another is switched to). */
+int repl_cmd_branches(repl *R) {
+  const char *cur = R->branch[0] ? R->branch : "main";
+  bool listed_cur = false;
+  say(R, "branches:");
+  for (int i = 0; i < R->nbranches; i++) {
+    bool here = !strcmp(R->branches[i].name, cur);
+    listed_cur |= here;
+    say(R, "\n  %s%s", R->branches[i].name, here ? " *" : "");
+  }
+  if (!listed_cur) say(R, "\n  %s *", cur);
   return 0;
 }
 

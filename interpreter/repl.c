@@ -215,8 +215,10 @@ static const char *const help_text[][2] = {
     {"check", "check EXPR -- an expectation: EXPR must be true"},
     {"expect", "expect ok|error [TEXT]|refused RULE...|output TEXT -- an expectation about the previous command"},
     {"trace", "trace on|off -- print every rule that fires while the game runs"},
-    {"undo", "undo / redo -- step back or forward through changes"},
-    {"redo", "redo -- after undo"},
+    {"undo", "undo -- back to the state before the last change (it says which command that was)"},
+    {"redo", "redo -- the change undo took back, again"},
+    {"branches", "branches -- the branches kept by fork (the current one marked *; the first is main)"},
+    {"quit", "quit (or exit) -- end the session"},
     {"fork", "fork NAME -- keep a copy of this position as a branch"},
     {"switch", "switch NAME -- go to a branch (the current position stays on its branch)"},
     {"save", "save FILE -- the position as YAML"},
@@ -259,6 +261,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
 
 static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev_ok) {
   int argc = 0;
+  R->cmd_line = line;
   bool too_many = false;
   for (char *t = strtok(copy, " \t"); t; t = strtok(NULL, " \t")) {
     if (argc == MAX_WORDS) {
@@ -296,7 +299,8 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
   static const char *const cmds[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "storm", "turn",
                                      "phase", "ally", "unally", "hand", "discard", "stack", "bots", "show", "legal",
                                      "do", "run", "winner", "check", "eval", "expect", "help", "load", "save", "why", "explain", "rules",
-                                     "trace", "undo", "redo", "fork", "switch", "set", "leader", "view", "offer"};
+                                     "trace", "undo", "redo", "fork", "switch", "set", "leader", "view", "offer",
+                                     "branches", "quit", "exit"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
   if (!known) {
@@ -304,7 +308,12 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
     return s ? fail(R, "unknown command '%s' (did you mean '%s'?)", cmd, s) : fail(R, "unknown command '%s'", cmd);
   }
   if (!strcmp(cmd, "help")) return cmd_help(R, argc, argv);
+  if (!strcmp(cmd, "quit") || !strcmp(cmd, "exit")) {
+    R->quit = true;
+    return 0;
+  }
   if (need_game(R) < 0) return -1;
+  if (!strcmp(cmd, "branches")) return repl_cmd_branches(R);
   if (!strcmp(cmd, "undo")) return repl_cmd_undo(R, false);
   if (!strcmp(cmd, "redo")) return repl_cmd_undo(R, true);
   if (!strcmp(cmd, "fork") || !strcmp(cmd, "switch")) return repl_cmd_branch(R, argc, argv);
@@ -416,7 +425,7 @@ static char *complete_word(const char *text, int state) {
   static const char *const cmds[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard",
                                      "stack", "storm", "turn", "phase", "ally", "unally", "bots", "show", "legal", "do",
                                      "why", "explain", "rules", "run", "winner", "eval", "check", "expect", "trace",
-                                     "undo", "redo", "fork", "switch", "save", "load", "help", "faction", "territory",
+                                     "undo", "redo", "fork", "switch", "branches", "save", "load", "help", "quit", "exit", "faction", "territory",
                                      "state", "step", "game", "last", "random", "passive", "on", "off"};
   if (!state) i = phase = 0;
   size_t n = strlen(text);
@@ -618,6 +627,10 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
     if (!is_expect) R->nrefused = 0; /* an expectation reads the previous command's refusal */
     sb_free(&R->fired);
     int rc = dispatch(R, s, prev_ok);
+    if (R->quit) {
+      emit(R, out);
+      break;
+    }
     if (R->fired.n) {
       sb_free(&R->last_fired);
   sb_free(&R->last_narr);
@@ -669,8 +682,8 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   sb_free(&R->fired);
   sb_free(&R->last_fired);
   sb_free(&R->last_narr);
-  for (int i = 0; i < R->nhistory; i++) mt_game_free(R->history[i]);
-  for (int i = 0; i < R->nfuture; i++) mt_game_free(R->future[i]);
+  for (int i = 0; i < R->nhistory; i++) mt_game_free(R->history[i]), mt_free(R->history_what[i]);
+  for (int i = 0; i < R->nfuture; i++) mt_game_free(R->future[i]), mt_free(R->future_what[i]);
   for (int i = 0; i < R->nbranches; i++) mt_game_free(R->branches[i].g);
   mt_game_free(R->g);
   mt_rules_free(R->r);
