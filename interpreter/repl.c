@@ -227,6 +227,54 @@ static const char *const help_text[][2] = {
     {"help", "help [COMMAND]"},
 };
 
+/* help ACTION (or a verb: a kind of action): each action's parameters with their types and
+ * domains, its rule, the verbs it answers to, and an example -- one of its legal answers now
+ * when the pending decision offers it. */
+static bool help_action(repl *R, const char *w) {
+  if (!R->r) return false;
+  const program *p = &R->r->prog;
+  int shown = 0;
+  for (int a = 0; a < p->nactions; a++) {
+    const action_rec *ar = &p->actions[a];
+    bool m = !strcmp(ar->name, w);
+    for (int k = 0; k < ar->nkinds && !m; k++) m = !strcmp(ar->kinds[k], w);
+    if (!m) continue;
+    const rule_rec *rr = &p->rules[ar->rule];
+    if (shown++) say(R, "\n\n");
+    say(R, "%s", ar->name);
+    for (int i = 0; i < ar->nparams; i++) {
+      char tn[32];
+      say(R, " %s:%s", ar->pname[i], sema_type_name(ar->ptype[i], tn, sizeof tn));
+    }
+    say(R, "\n  rule %s: %s%s", rr->id, rr->title ? rr->title : "", rr->disabled ? " (not in force in this rule set)" : "");
+    if (ar->nkinds) {
+      say(R, "\n  is:");
+      for (int k = 0; k < ar->nkinds; k++) say(R, " %s", ar->kinds[k]);
+    }
+    for (int i = 1; i < ar->nparams; i++) {
+      const node *dom = ar->pdomain[i];
+      if (!dom) continue;
+      size_t len;
+      const char *src = diag_source_text(R->r->d, dom->span.file, &len);
+      mt_span sp = dom->span;
+      if (dom->kind == AST_RANGE) sp = ast_join(ast_join(sp, dom->kids[0]->span), dom->kids[1]->span);
+      say(R, "\n  %s in %.*s", ar->pname[i], (int)(sp.end - sp.start), src + sp.start);
+    }
+    if (R->g && mt_pending(R->g) && R->g->v.vs->dec.kind == DEC_ACT) {
+      static mt_choice buf[4096];
+      size_t n = mt_legal(R->g, buf, 4096);
+      for (size_t i = 0; i < n && i < 4096; i++)
+        if (buf[i].action == a) {
+          char text[512];
+          mt_choice_format(R->g, &buf[i], text, sizeof text);
+          say(R, "\n  e.g. (legal now) %s", text);
+          break;
+        }
+    }
+  }
+  return shown > 0;
+}
+
 static int cmd_help(repl *R, int argc, char **argv) {
   size_t n = sizeof help_text / sizeof *help_text;
   if (argc > 1) {
@@ -235,9 +283,12 @@ static int cmd_help(repl *R, int argc, char **argv) {
         say(R, "%s", help_text[i][1]);
         return 0;
       }
-    const char *c[64];
-    for (size_t i = 0; i < n && i < 64; i++) c[i] = help_text[i][0];
-    return repl_suggest_fail(R, "command", argv[1], c, n);
+    if (help_action(R, argv[1])) return 0;
+    const char *c[512];
+    size_t nc = 0;
+    for (size_t i = 0; i < n && nc < 512; i++) c[nc++] = help_text[i][0];
+    for (int a = 0; R->r && a < R->r->prog.nactions && nc < 512; a++) c[nc++] = R->r->prog.actions[a].name;
+    return repl_suggest_fail(R, "command or action", argv[1], c, nc);
   }
   say(R, "commands (help COMMAND for one; docs/console.md for all):\n");
   for (size_t i = 0; i < n; i++) say(R, "  %s\n", help_text[i][1]);
