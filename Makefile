@@ -78,7 +78,7 @@ TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update \
-        checksymbols golden-update valgrind doc-examples deps-fuzz FORCE
+        checksymbols golden-update valgrind doc-examples variants-doc deps-fuzz FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/mentat $(BUILD)/libmentat.a
@@ -130,7 +130,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	$(CC) $(CPPFLAGS) $(CFLAGS) -Wno-missing-prototypes tests/fuzz/replay.c $< $(BUILD)/libmentat.a \
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
-test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session
+test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session variants-doc
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -183,6 +183,10 @@ fuzz-regress: $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
 
 doc-examples: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-doc-examples.sh
+
+# the house-rule tutorial (docs/variants.md): every command run, its output compared; the example variants checked
+variants-doc: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-variants-doc.sh
 
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 asan:
