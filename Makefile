@@ -79,7 +79,7 @@ TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update house-rules \
-        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs FORCE
+        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/mentat $(BUILD)/libmentat.a
@@ -132,7 +132,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
 test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session \
-      house-rules reports modding-doc packs
+      house-rules reports modding-doc packs variants-doc
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -202,6 +202,10 @@ modding-doc: $(BUILD)/mentat
 # --pack: layering, overriding, and the diagnostics of a bad mod
 packs: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-packs.sh
+
+# the house-rule tutorial (docs/variants.md): every command run, its output compared; the example variants checked
+variants-doc: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-variants-doc.sh
 
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 asan:
