@@ -226,6 +226,7 @@ static void enum_params(enum_ctx *e, int i) {
     if (!tail_ok(e, &cost)) return;
     if (e->only_one ? e->n == e->only : e->n < e->cap) {
       mt_choice *c = &e->out[e->only_one ? 0 : e->n];
+      c->open = 0;
       c->action = e->action;
       c->nargs = ar->nparams;
       memcpy(c->args, e->args, sizeof e->args);
@@ -502,6 +503,55 @@ const char *mt_decision_error(mt_game *g) {
                  "(--work-budget N)",
               (unsigned long long)(w->limit ? w->limit : MT_WORK_BUDGET));
   return b->s;
+}
+
+/* The completions of a partial choice: every value of its open parameters in their domains
+ * (the guards are not judged here), a range at most COMPLETE_RANGE values from its low end. */
+#define COMPLETE_RANGE 64
+static void complete(mt_game *g, mt_choice *c, int i, mt_choice *out, size_t cap, size_t *n) {
+  const action_rec *ar = &g->r->prog.actions[c->action];
+  if (*n >= cap) return;
+  if (i == ar->nparams) {
+    out[*n] = *c;
+    out[*n].open = 0;
+    ++*n;
+    return;
+  }
+  if (!(c->open >> i & 1u)) {
+    complete(g, c, i + 1, out, cap, n);
+    return;
+  }
+  int64_t set = 0, lo = 0, hi = -1;
+  bool range;
+  int pile;
+  if (!param_domain_ex(g, c->action, i, c->args, &set, &lo, &hi, &range, &pile)) return;
+  if (pile >= 0) {
+    int k = board_pile_count(g->L, g->v.st, pile);
+    for (int j = k - 1; j >= 0 && *n < cap; j--) {
+      c->args[i] = board_pile_card(g->L, g->v.st, pile, j);
+      complete(g, c, i + 1, out, cap, n);
+    }
+  } else if (range) {
+    for (int64_t x = lo, m = 0; x <= hi && m < COMPLETE_RANGE && *n < cap; x++, m++) {
+      c->args[i] = x;
+      complete(g, c, i + 1, out, cap, n);
+      if (x == hi) break;
+    }
+  } else {
+    for (int k = 0; k < 64 && *n < cap; k++)
+      if ((uint64_t)set >> k & 1u) {
+        c->args[i] = k;
+        complete(g, c, i + 1, out, cap, n);
+      }
+  }
+}
+
+size_t game_completions(mt_game *g, const mt_choice *partial, mt_choice *out, size_t cap) {
+  mt_choice c = *partial;
+  size_t n = 0;
+  vm_memo_reset(&g->v);
+  complete(g, &c, 1, out, cap, &n);
+  return n;
 }
 
 bool game_param_only(mt_game *g, int a, int i, const int64_t *args, int64_t *only) {

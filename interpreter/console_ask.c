@@ -203,7 +203,7 @@ static void would_do(repl *R, mt_game *g, const char *rest, strbuf *lines, strbu
   mt_choice c;
   char err[256];
   int64_t cost = 0;
-  if (game_parse_action(g, rest, &c, err, sizeof err) < 0 || game_judge_action(g, &c, &cost, err, sizeof err) != 1)
+  if (game_parse_action(g, rest, &c, err, sizeof err) < 0 || c.open || game_judge_action(g, &c, &cost, err, sizeof err) != 1)
     return;
   const action_rec *a = &R->r->prog.actions[c.action];
   if (a->effect_fn < 0) return;

@@ -478,6 +478,7 @@ int repl_cmd_offer(repl *R, const char *rest) {
   mt_choice c;
   char err[256];
   if (game_parse_action(R->g, rest, &c, err, sizeof err) < 0) return fail(R, "%s", err);
+  if (c.open) return fail(R, "offer takes every parameter (ask `why` for the choices left open)");
   int64_t cost = 0;
   int judged = game_judge_action(R->g, &c, &cost, err, sizeof err);
   if (judged < 0) return fail(R, "refused: %s", judged == -1 ? err : "a parameter is outside its domain");

@@ -572,6 +572,81 @@ static void bound_facts(mt_game *g, const action_rec *a, const node *n, const ch
   for (uint32_t i = 0; i < n->nkids; i++) bound_facts(g, a, n->kids[i], name, args, nargs, text, json, count, depth + 1);
 }
 
+/* `why` with parameters left out: is some completion legal?  The legal one with the lowest cost
+ * is shown; if none is, the rules that refuse them, each with how many it refuses and one of
+ * them. */
+static int explain_open(mt_game *g, const mt_choice *c, bool json, strbuf *out) {
+  const program *p = &g->r->prog;
+  const action_rec *a = &p->actions[c->action];
+  static mt_choice all[4096];
+  size_t n = game_completions(g, c, all, 4096);
+  strbuf open = {0}; /* the parameters left out */
+  for (int i = 0; i < a->nparams; i++)
+    if (c->open >> i & 1u) sb_printf(&open, "%s%s", open.n ? ", " : "", a->pname[i]);
+  int best = -1, nlegal = 0;
+  int64_t best_cost = 0;
+  int rules[64], counts[64], example[64], nr = 0;
+  for (size_t k = 0; k < n; k++) {
+    int64_t cost = 0;
+    char err[256];
+    int j = game_judge_action(g, &all[k], &cost, err, sizeof err);
+    if (j == 1) {
+      nlegal++;
+      if (best < 0 || cost < best_cost) best = (int)k, best_cost = cost;
+      continue;
+    }
+    bool seen[64] = {false}; /* each rule counts a completion once, however many of its guards refuse it */
+    for (int q = 0; q < g->v.nrefused; q++) {
+      int gi = g->v.refused[q];
+      int r = gi < 0 ? a->rule : a->guards[gi].rule;
+      int at = -1;
+      for (int m = 0; m < nr && at < 0; m++)
+        if (rules[m] == r) at = m;
+      if (at < 0 && nr < 64) at = nr++, rules[at] = r, counts[at] = 0, example[at] = (int)k;
+      if (at >= 0 && !seen[at]) seen[at] = true, counts[at]++;
+    }
+  }
+  char text[512];
+  strbuf t = {0};
+  if (best >= 0) {
+    mt_choice_format(g, &all[best], text, sizeof text);
+    sb_printf(&t, "Yes: with %s left open, %d of the %zu completions tried are legal; %s %s", open.s, nlegal, n,
+              a->cost ? "the cheapest" : "one", text);
+    if (a->cost) sb_printf(&t, " (it costs %lld)", (long long)best_cost);
+  } else if (n == 0) {
+    sb_printf(&t, "No: with %s left open there is nothing to complete it with: the domains of %s are empty here", open.s,
+              open.s);
+  } else {
+    sb_printf(&t, "No: with %s left open, none of the %zu completions tried is legal; refused by", open.s, n);
+    for (int m = 0; m < nr; m++) {
+      mt_choice_format(g, &all[example[m]], text, sizeof text);
+      sb_printf(&t, "\n  %s (%s): %d of them, e.g. %s", p->rules[rules[m]].id, p->rules[rules[m]].title ? p->rules[rules[m]].title : "",
+                counts[m], text);
+    }
+  }
+  if (n == 4096) sb_puts(&t, "\n(the first 4096 completions were tried)");
+  if (json) {
+    sb_printf(out, "\"legal\":%s,\"open\":", best >= 0 ? "true" : "false");
+    sb_json_str(out, open.s ? open.s : "");
+    sb_printf(out, ",\"completions\":%zu,\"legal_completions\":%d,", n, nlegal);
+    if (best >= 0) {
+      mt_choice_format(g, &all[best], text, sizeof text);
+      sb_puts(out, "\"example\":");
+      sb_json_str(out, text);
+      sb_putc(out, ',');
+    }
+    sb_puts(out, "\"rules\":[");
+    for (int m = 0; m < nr; m++) sb_printf(out, "%s\"%s\"", m ? "," : "", p->rules[rules[m]].id);
+    sb_puts(out, "],\"text\":");
+    sb_json_str(out, t.s);
+  } else {
+    sb_puts(out, t.s);
+  }
+  sb_free(&t);
+  sb_free(&open);
+  return 0;
+}
+
 int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
   const mt_decision *d = mt_pending(g);
   mt_choice c;
@@ -599,6 +674,7 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
     else sb_puts(out, t);
     return 0;
   }
+  if (c.open) return explain_open(g, &c, json, out);
   const action_rec *a = &p->actions[c.action];
   /* from here on the choice is named in full, as resolved: the action a verb stands for, every
    * argument in order, those left out filled in (`ship fremen 8 the_great_flat` is

@@ -680,7 +680,7 @@ static bool is_number(const char *w) {
 }
 
 /* Binds words W[0..NW) to the parameters of action A; false with the reason in ERR. */
-static bool bind_words(const mt_game *g, int a, char **w, int nw, mt_choice *c, char *err, size_t errlen) {
+static bool bind_words(const mt_game *g, int a, char **w, int nw, mt_choice *c, bool allow_open, char *err, size_t errlen) {
   const action_rec *ar = &g->r->prog.actions[a];
   bool filled[MAX_PARAMS] = {false}, used[MT_MAX_ARGS + 2] = {false};
   char sig[192];
@@ -744,6 +744,9 @@ static bool bind_words(const mt_game *g, int a, char **w, int nw, mt_choice *c, 
       c->args[i] = c->args[0], filled[i] = true;
     } else if (i > 0 && before && game_param_only((mt_game *)(uintptr_t)g, a, i, c->args, &c->args[i])) {
       filled[i] = true;
+    } else if (allow_open && i > 0) { /* left out: any (a question about every completion) */
+      c->open |= 1u << i;
+      c->args[i] = 0;
     } else {
       return snprintf(err, errlen, "%s needs %s (%.180s)", ar->name, ar->pname[i], sig), false;
     }
@@ -757,7 +760,7 @@ static bool action_of_kind(const action_rec *a, const char *k) {
   return false;
 }
 
-static int parse_action_words(const mt_game *g, char **words, int nw, mt_choice *c, char *err, size_t errlen) {
+static int parse_action_words(const mt_game *g, char **words, int nw, mt_choice *c, bool allow_open, char *err, size_t errlen) {
   const program *p = &g->r->prog;
   const vm_state *vs = g->v.vs;
   int cand[64], nc = 0, exact = -1;
@@ -782,14 +785,14 @@ static int parse_action_words(const mt_game *g, char **words, int nw, mt_choice 
   char first_err[512] = "";
   for (int k = 0; k < nc; k++) {
     char e[512];
-    if (!bind_words(g, cand[k], words + 1, nw - 1, &bound, e, sizeof e)) {
+    if (!bind_words(g, cand[k], words + 1, nw - 1, &bound, allow_open, e, sizeof e)) {
       if (!first_err[0] || cand[k] == exact) memcpy(first_err, e, sizeof e);
       continue;
     }
-    int score = 0;
+    int score = bound.open ? 0 : 8; /* a full binding before one that leaves parameters open */
     if (vs->status == VM_WAITING && vs->dec.kind == DEC_ACT && vs->dec.faction == bound.args[0])
       for (int i = 0; i < p->nlist[vs->dec.list]; i++) score |= (p->lists[vs->dec.list][i] == cand[k]) * 4;
-    if (nc > 1) {
+    if (nc > 1 && !bound.open) {
       int64_t cost;
       char je[64];
       if (game_judge_action((mt_game *)(uintptr_t)g, &bound, &cost, je, sizeof je) == 1) score |= 2;
@@ -801,7 +804,7 @@ static int parse_action_words(const mt_game *g, char **words, int nw, mt_choice 
   return 0;
 }
 
-int mt_choice_parse(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen) {
+static int parse_choice(const mt_game *g, const char *text, mt_choice *c, bool allow_open, char *err, size_t errlen) {
   const vm_state *vs = g->v.vs;
   char buf[512];
   snprintf(buf, sizeof buf, "%s", text);
@@ -822,7 +825,7 @@ int mt_choice_parse(const mt_game *g, const char *text, mt_choice *c, char *err,
   case DEC_ASK:
     if (!parse_value(g, vs->dec.elem, words[0], &c->value)) return snprintf(err, errlen, "'%s' is not a valid answer here", words[0]), -1;
     return 0;
-  case DEC_ACT: return parse_action_words(g, words, nw, c, err, errlen);
+  case DEC_ACT: return parse_action_words(g, words, nw, c, allow_open, err, errlen);
   default: return snprintf(err, errlen, "no decision is pending"), -1;
   }
 }
@@ -980,11 +983,15 @@ bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty,
 }
 
 /* Parses "ACTION ARG..." whatever decision is pending (for why-not). */
+int mt_choice_parse(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen) {
+  return parse_choice(g, text, c, false, err, errlen);
+}
+
 int game_parse_action(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen) {
   vm_state *vs = g->v.vs;
   int32_t saved = vs->dec.kind;
   vs->dec.kind = DEC_ACT;
-  int rc = mt_choice_parse(g, text, c, err, errlen);
+  int rc = parse_choice(g, text, c, true, err, errlen);
   vs->dec.kind = saved;
   return rc;
 }

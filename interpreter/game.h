@@ -85,6 +85,10 @@ bool game_param_range(mt_game *g, const mt_choice *c, int i, int64_t *lo, int64_
 /* Whether parameter I of action A, given the earlier arguments ARGS, has exactly one possible
  * value (its domain has one member): then *ONLY is it. */
 bool game_param_only(mt_game *g, int a, int i, const int64_t *args, int64_t *only);
+/* The completions of a choice with parameters left open (PARTIAL->open): every value of
+ * those in their domains, guards not judged (a range: its first 64 values), up to CAP into OUT;
+ * the number written. */
+size_t game_completions(mt_game *g, const mt_choice *partial, mt_choice *out, size_t cap);
 /* answers.c: is X within parameter I's domain of action A given the earlier
  * ARGS (*OK)?  False if the domain cannot be evaluated. */
 bool game_in_domain(mt_game *g, int a, int i, const int64_t *args, int64_t x, bool *ok);

@@ -66,6 +66,7 @@ typedef struct mt_choice {
   int nargs;
   int64_t args[MT_MAX_ARGS];
   int64_t value;       /* CHOOSE: the member; NUMBER: the number; YESNO: 0/1 */
+  uint32_t open;       /* parameters left out, meaning "any" (bit i: args[i]): a question, never an answer */
 } mt_choice;
 
 /* Why a choice was refused: the rules whose guards said no. */
