@@ -36,7 +36,8 @@ static const char usage[] =
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
     "  explain RULE-ID [--bytecode] [--json] [pack options]   a rule: links both ways, hooks, where defined\n"
     "  dump    board|decks|factions [--json] [--rules DIR] [--pack DIR]...   the loaded components\n"
-    "  repl    [--json] [pack options] [FILE]   the console: commands from FILE or stdin\n"
+    "  repl    [--json] [pack options] [FILE|-]   the console: commands from FILE, or standard input (-, or\n"
+    "                                     piped: a script like a file, its failures make the exit status)\n"
     "  rules   --list [--json] [pack options]   every rule: number, title, kind, owner, membership, karama, links\n"
     "  diff    [pack options] --variant V... [--json]   what the variants change against the same pack and\n"
     "                                     ruleset without them: rules added, replaced, disabled, superseded,\n"
@@ -664,12 +665,48 @@ static int cmd_report(int argc, char **argv) {
   return rc < 0 ? EX_DATAERR : EX_OK;
 }
 
+#ifndef MENTAT_VERSION
+#define MENTAT_VERSION "0.12"
+#endif
+
+/* `mentat COMMAND --help`: the lines of the usage that describe COMMAND, then the options every
+ * pack-loading command shares.  An unknown command is a usage error. */
+static int command_help(const char *cmd) {
+  const char *at = NULL;
+  char key[64];
+  snprintf(key, sizeof key, "\n  %s ", cmd);
+  if (!strcmp(cmd, "explain")) at = strstr(usage, "\n  explain ");
+  else at = strstr(usage, key);
+  if (!at) {
+    fprintf(stderr, "mentat: unknown command '%s'\n", cmd);
+    return EX_USAGE;
+  }
+  at++;
+  const char *end = at;
+  do { /* this command's line and its indented continuation lines */
+    end = strchr(end, '\n');
+    if (!end) break;
+    end++;
+  } while (!strncmp(end, "      ", 6) || !strncmp(end, "           ", 11));
+  const char *line = at + strspn(at, " ");
+  printf("usage: mentat %.*s", (int)(end ? end - line : (long)strlen(line)), line);
+  const char *pack = strstr(usage, "\npack options:");
+  if (pack && strcmp(cmd, "help")) printf("%s", pack);
+  return EX_OK;
+}
+
 int main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
     return argc < 2 ? EX_USAGE : EX_OK;
   }
   const char *cmd = argv[1];
+  if (!strcmp(cmd, "--version") || !strcmp(cmd, "-V")) {
+    printf("mentat %s (rules language %d, saved positions %d)\n", MENTAT_VERSION, 1, 1);
+    return EX_OK;
+  }
+  for (int i = 2; i < argc; i++) /* COMMAND --help: that command's usage, on stdout */
+    if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return command_help(cmd);
   if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
   if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
   if (!strcmp(cmd, "play")) return cmd_play(argc - 1, argv + 1);

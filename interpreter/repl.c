@@ -608,13 +608,33 @@ int repl_main(int argc, char **argv, const char *default_pack) {
   }
   o.variants = variants;
   o.packs = packs;
-  FILE *in = script ? fopen(script, "r") : stdin;
+  /* `-`, or standard input that is not a terminal, is a script like a file: its failures make
+   * the exit status, and `expect error` may follow a failing line (it is read whole, so the
+   * console can look one line ahead) */
+  char *piped = NULL;
+  FILE *in;
+  if ((script && !strcmp(script, "-")) || (!script && !isatty(0))) {
+    strbuf all = {0};
+    char chunk[65536];
+    size_t got;
+    while ((got = fread(chunk, 1, sizeof chunk, stdin)) > 0) {
+      if (all.n + got > (size_t)64 << 20) return fprintf(stderr, "mentat repl: standard input is longer than 64 MiB\n"), 74;
+      sb_printf(&all, "%.*s", (int)got, chunk);
+    }
+    piped = all.s ? all.s : mt_strdup("");
+    in = fmemopen(piped, strlen(piped), "r");
+    script = "<stdin>";
+    if (!in) return fprintf(stderr, "mentat repl: cannot read standard input: %s\n", strerror(errno)), mt_free(piped), 74;
+  } else {
+    in = script ? fopen(script, "r") : stdin;
+  }
   if (!in) {
     fprintf(stderr, "mentat repl: cannot open '%s': %s\n", script, strerror(errno));
     return 74;
   }
   int rc = repl_run(in, stdout, script, &o);
   if (in != stdin) fclose(in);
+  mt_free(piped);
   return rc;
 }
 

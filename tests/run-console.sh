@@ -22,6 +22,15 @@ done
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mentat-console.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
+# Command-line conventions: --version, COMMAND --help on stdout with exit 0, standard input as a script
+if out=$("$MENTAT" --version 2>&1) && printf '%s' "$out" | grep -q '^mentat [0-9]'; then ok; else bad "mentat --version" "$out"; fi
+for c in check run play explain rules repl simulate diff graph dump; do
+  if out=$("$MENTAT" $c --help 2>&1) && printf '%s' "$out" | head -1 | grep -q "^usage: mentat $c"; then ok; else bad "mentat $c --help" "$out"; fi
+done
+if out=$(printf 'new seed=1\nstorm 3\ncheck storm == 3\n' | "$MENTAT" repl - 2>&1); then ok; else bad "repl - reads standard input" "$out"; fi
+if out=$(printf 'storm x\n' | "$MENTAT" repl 2>&1); then bad "piped repl: a failing line must exit non-zero" "$out"; else ok; fi
+if out=$(printf 'storm x\nexpect error no game\n' | "$MENTAT" repl 2>&1); then ok; else bad "piped repl: an expected error passes" "$out"; fi
+
 # A saved position names its rule set: loading it under another is refused at that line (issue 10)
 cat > "$TMP/ruleset.mentat" <<EOS
 new ruleset=advanced factions=atreides,bene_gesserit seed=1 turns=10
