@@ -125,7 +125,7 @@ $FIX/bad-yaml/factions/broken.yaml:3:9: note: while parsing a flow mapping
 expect "a rules error" 65 "$FIX/bad-rules/rules/house.rules:2:24: error: unexpected '=', expected name
     2 | rule house.1 \"a\" { let = 1 }
       |                        ^" "$MENTAT" check --pack "$MOD" --pack "$FIX/bad-rules"
-expect "a YAML error, in the console" 0 "error: $FIX/bad-yaml/factions/broken.yaml:4:8: error: YAML syntax error: did not find expected ',' or '}'" \
+expect "a YAML error, in the console" 0 "$FIX/bad-yaml/factions/broken.yaml:4:8: error: YAML syntax error: did not find expected ',' or '}'" \
   lines 'broken.yaml:4:8' sh -c "printf 'new\n' | $MENTAT repl --pack $FIX/bad-yaml"
 expect "--pack needs a directory" 64 "mentat: --pack needs a directory" "$MENTAT" check --pack
 
