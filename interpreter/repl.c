@@ -22,6 +22,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "console.h"
 
+#include <signal.h>
 #include <unistd.h>
 #ifdef MT_HAVE_LIBEDIT
 #include <editline/readline.h>
@@ -540,6 +541,13 @@ static bool read_line(FILE *in, strbuf *b) {
  * while brackets are open.  1: a command; -1: a command longer than MAX_LINE
  * (read to its end and refused whole); 0: end of input.  R->line counts the
  * lines read. */
+/* Ctrl-C at the prompt cancels the line being typed, never the session. */
+static volatile sig_atomic_t interrupted;
+static void on_interrupt(int sig) {
+  (void)sig;
+  interrupted = 1;
+}
+
 static int read_command(repl *R, FILE *in, bool interactive, strbuf *cmd) {
   sb_free(cmd);
   sb_puts(cmd, "");
@@ -547,8 +555,24 @@ static int read_command(repl *R, FILE *in, bool interactive, strbuf *cmd) {
 #ifdef MT_HAVE_LIBEDIT
   if (interactive) {
     for (;;) {
+      interrupted = 0;
       char *l = readline(any ? "   ...> " : "mentat> ");
+      if (!l && interrupted) { /* the line is dropped; a new prompt follows */
+        fputs("^C\n", stdout);
+        sb_free(cmd);
+        sb_puts(cmd, "");
+        any = false;
+        continue;
+      }
       if (!l) break;
+      if (interrupted) { /* an editor that returned the line typed so far: drop it too */
+        free(l);
+        fputs("^C\n", stdout);
+        sb_free(cmd);
+        sb_puts(cmd, "");
+        any = false;
+        continue;
+      }
       if (any) sb_putc(cmd, ' ');
       sb_puts(cmd, l);
       free(l);
@@ -653,11 +677,24 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   R->file = script;
   int prev_ok = 1;
   bool interactive = !script && in == stdin && isatty(0);
+  char histfile[4096] = "";
+  if (interactive) {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt; /* no SA_RESTART: the read at the prompt returns */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    const char *h = getenv("MENTAT_HISTORY"), *home = getenv("HOME");
+    if (h) snprintf(histfile, sizeof histfile, "%s", h);
+    else if (home) snprintf(histfile, sizeof histfile, "%s/.mentat_history", home);
+  }
 #ifdef MT_HAVE_LIBEDIT
   if (interactive) {
     completing = R;
     rl_attempted_completion_function = complete;
     using_history();
+    stifle_history(1000);
+    if (histfile[0]) read_history(histfile); /* the commands of earlier sessions (MENTAT_HISTORY, or ~/.mentat_history) */
     printf("Mentat console: 'help' lists the commands, 'new' starts a game.\n");
   }
 #endif
@@ -753,6 +790,9 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   sb_free(&R->fired);
   sb_free(&R->last_fired);
   sb_free(&R->last_narr);
+#ifdef MT_HAVE_LIBEDIT
+  if (interactive && histfile[0]) write_history(histfile);
+#endif
   for (int i = 0; i < R->nhistory; i++) mt_game_free(R->history[i]), mt_free(R->history_what[i]);
   for (int i = 0; i < R->nfuture; i++) mt_game_free(R->future[i]), mt_free(R->future_what[i]);
   for (int i = 0; i < R->nbranches; i++) mt_game_free(R->branches[i].g);

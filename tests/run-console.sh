@@ -22,6 +22,17 @@ done
 TMP=$(mktemp -d "${TMPDIR:-/tmp}/mentat-console.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT INT TERM
 
+# At a terminal, Ctrl-C cancels the line being typed, never the session; the history is kept in
+# MENTAT_HISTORY. A pseudo-terminal from script(1) stands for the terminal.
+if command -v script >/dev/null 2>&1; then
+  out=$( (printf 'new seed=1 factions=atreides'; sleep 0.5; printf '\003'; sleep 0.3; printf 'storm 3\n'; sleep 0.5; printf 'quit\n'; sleep 0.3) |
+    MENTAT_HISTORY="$TMP/hist" NO_COLOR=1 timeout 20 script -qfc "$MENTAT repl" /dev/null 2>&1 | tr -d '\r')
+  if printf '%s' "$out" | grep -q "no game: start one with 'new'" && printf '%s' "$out" | grep -q 'mentat> quit' &&
+     grep -q 'storm' "$TMP/hist"; then ok; else bad "Ctrl-C cancels the line, the session goes on, history kept" "$out"; fi
+else
+  bad "script(1) is needed to test the console at a terminal (package bsdutils)"
+fi
+
 # Command-line conventions: --version, COMMAND --help on stdout with exit 0, standard input as a script
 if out=$("$MENTAT" --version 2>&1) && printf '%s' "$out" | grep -q '^mentat [0-9]'; then ok; else bad "mentat --version" "$out"; fi
 for c in check run play explain rules repl simulate diff graph dump; do
