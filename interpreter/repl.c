@@ -472,42 +472,130 @@ static void emit(repl *R, FILE *out) {
 static repl *completing;
 
 /* Candidates for tab completion: commands, then ids and rule numbers. */
-static char *complete_word(const char *text, int state) {
-  static size_t i, phase;
-  static const char *const cmds[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard",
-                                     "stack", "storm", "turn", "phase", "ally", "unally", "bots", "show", "legal", "do",
-                                     "why", "explain", "rules", "run", "winner", "eval", "check", "expect", "trace",
-                                     "undo", "redo", "fork", "switch", "branches", "save", "load", "help", "quit", "exit", "faction", "territory",
-                                     "state", "step", "game", "last", "random", "passive", "on", "off"};
-  if (!state) i = phase = 0;
-  size_t n = strlen(text);
-  repl *R = completing;
-  const board_def *def = R && R->r ? R->r->def : NULL;
-  for (;;) {
-    const char *cand = NULL;
-    if (phase == 0) {
-      if (i < sizeof cmds / sizeof *cmds) cand = cmds[i++];
-      else phase++, i = 0;
-    } else if (phase == 1) {
-      if (def && i < (size_t)def->nfactions) cand = def->factions[i++].id;
-      else phase++, i = 0;
-    } else if (phase == 2) {
-      if (def && i < (size_t)def->nareas) cand = def->areas[i++].id;
-      else phase++, i = 0;
-    } else if (phase == 3) {
-      if (def && i < (size_t)def->ncards) cand = def->cards[i++].id;
-      else phase++, i = 0;
-    } else if (phase == 4) {
-      if (R && R->r && i < (size_t)R->r->prog.nrules) cand = R->r->prog.rules[i++].id;
-      else return NULL;
+/* Completion by context: the words typed before the one being completed say what may come:
+ * a command first; after why/do/help an action or a verb, then values of the type of the
+ * parameter at that place; after a faction command, factions then territories; after
+ * explain/rules, rule numbers; after phase, phase names.  Each candidate once. */
+static const char *const cmd_words[] = {"new", "clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard",
+                                        "stack", "storm", "turn", "phase", "ally", "unally", "bots", "show", "legal", "do",
+                                        "why", "explain", "rules", "run", "winner", "eval", "check", "expect", "trace",
+                                        "undo", "redo", "fork", "switch", "branches", "save", "load", "help", "quit", "exit",
+                                        "view", "offer", "set", "leader"};
+static const char **cands;
+static size_t ncands, capcands;
+
+static void cand_add(const char *c) {
+  for (size_t i = 0; i < ncands; i++)
+    if (!strcmp(cands[i], c)) return;
+  VEC_PUSH(cands, ncands, capcands, c);
+}
+
+static void cand_type(const board_def *def, const program *p, int ty) {
+  switch (ty) {
+  case TY_FACTION:
+    for (int i = 0; i < def->nfactions; i++) {
+      cand_add(def->factions[i].id);
+      for (int k = 0; k < def->factions[i].naliases; k++) cand_add(def->factions[i].aliases[k]);
     }
-    if (cand && !strncmp(cand, text, n)) return strdup(cand);
+    break;
+  case TY_TERRITORY:
+    for (int i = 0; i < def->nareas; i++) cand_add(def->areas[i].id);
+    break;
+  case TY_CARD:
+    for (int i = 0; i < def->ncards; i++) cand_add(def->cards[i].id);
+    break;
+  case TY_LEADER:
+    for (int i = 0; i < def->nleaders; i++) cand_add(def->leaders[i].id);
+    break;
+  case TY_RULE:
+    for (int i = 0; i < p->nrules; i++) cand_add(p->rules[i].id);
+    break;
+  default: break;
   }
 }
 
+static void build_candidates(repl *R, const char *line, int start) {
+  ncands = 0;
+  char buf[1024];
+  snprintf(buf, sizeof buf, "%.*s", start < (int)sizeof buf ? start : (int)sizeof buf - 1, line);
+  char *w[64];
+  int nw = 0;
+  for (char *t = strtok(buf, " \t"); t && nw < 64; t = strtok(NULL, " \t")) w[nw++] = t;
+  if (nw == 0) {
+    for (size_t i = 0; i < sizeof cmd_words / sizeof *cmd_words; i++) cand_add(cmd_words[i]);
+    return;
+  }
+  const board_def *def = R && R->r ? R->r->def : NULL;
+  const program *p = R && R->r ? &R->r->prog : NULL;
+  if (!def) return;
+  const char *c = w[0];
+  if (!strcmp(c, "why") || !strcmp(c, "do") || !strcmp(c, "help") || !strcmp(c, "legal") || !strcmp(c, "offer")) {
+    if (nw == 1) {
+      for (int a = 0; a < p->nactions; a++) {
+        cand_add(p->actions[a].name);
+        for (int k = 0; k < p->actions[a].nkinds; k++) cand_add(p->actions[a].kinds[k]);
+      }
+      if (!strcmp(c, "legal")) cand_type(def, p, TY_FACTION);
+      return;
+    }
+    for (int a = 0; a < p->nactions; a++) { /* the parameter at this place, of each action the word names */
+      const action_rec *ar = &p->actions[a];
+      bool m = !strcmp(ar->name, w[1]);
+      for (int k = 0; k < ar->nkinds && !m; k++) m = !strcmp(ar->kinds[k], w[1]);
+      if (m && nw - 2 < ar->nparams) cand_type(def, p, ar->ptype[nw - 2]);
+    }
+    return;
+  }
+  if (!strcmp(c, "explain") || !strcmp(c, "rules") || !strcmp(c, "disasm")) {
+    cand_type(def, p, TY_RULE);
+    return;
+  }
+  if (!strcmp(c, "phase")) {
+    for (int i = 0; i < p->nrules; i++)
+      if (p->rules[i].form == RF_PHASE && p->rules[i].name) cand_add(p->rules[i].name);
+    return;
+  }
+  if (!strcmp(c, "put") || !strcmp(c, "spice") || !strcmp(c, "tanks") || !strcmp(c, "reserves") || !strcmp(c, "give") ||
+      !strcmp(c, "hand") || !strcmp(c, "ally") || !strcmp(c, "unally") || !strcmp(c, "clear")) {
+    if (nw == 1 || !strcmp(c, "ally")) cand_type(def, p, TY_FACTION);
+    else if (!strcmp(c, "give") || !strcmp(c, "hand")) cand_type(def, p, TY_CARD);
+    else {
+      for (int k = 0; k < def->nkinds; k++) cand_add(def->kinds[k]);
+      cand_type(def, p, TY_TERRITORY);
+    }
+    return;
+  }
+  if (!strcmp(c, "show")) {
+    static const char *const what[] = {"state", "faction", "territory", "board"};
+    if (nw == 1) for (size_t i = 0; i < 4; i++) cand_add(what[i]);
+    else cand_type(def, p, !strcmp(w[1], "faction") ? TY_FACTION : TY_TERRITORY);
+    return;
+  }
+  if (!strcmp(c, "run")) {
+    static const char *const what[] = {"step", "phase", "turn", "game"};
+    for (size_t i = 0; i < 4; i++) cand_add(what[i]);
+    return;
+  }
+  cand_type(def, p, TY_FACTION);
+  cand_type(def, p, TY_TERRITORY);
+  cand_type(def, p, TY_CARD);
+}
+
+static char *complete_word(const char *text, int state) {
+  static size_t i;
+  if (!state) i = 0;
+  size_t n = strlen(text);
+  while (i < ncands) {
+    const char *c = cands[i++];
+    if (!strncmp(c, text, n)) return strdup(c);
+  }
+  return NULL;
+}
+
 static char **complete(const char *text, int start, int end) {
-  (void)start;
   (void)end;
+  build_candidates(completing, rl_line_buffer, start);
+  rl_attempted_completion_over = 1; /* these candidates only, not file names */
   return rl_completion_matches(text, complete_word);
 }
 #endif

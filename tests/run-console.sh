@@ -33,6 +33,13 @@ else
   bad "script(1) is needed to test the console at a terminal (package bsdutils)"
 fi
 
+# Completion by context: after `why ship atreides` come territories (not leaders, not cards)
+if command -v script >/dev/null 2>&1; then
+  out=$( (printf 'new seed=1\n'; sleep 1; printf 'why ship atreides ar\t\t'; sleep 0.5; printf '\003'; sleep 0.3; printf 'quit\n'; sleep 0.3) |
+    MENTAT_HISTORY="$TMP/hist2" NO_COLOR=1 timeout 20 script -qfc "$MENTAT repl" /dev/null 2>&1 | tr -d '\r')
+  if printf '%s' "$out" | grep -aq 'arrakeen  arsunt'; then ok; else bad "Tab after 'why ship atreides ar' offers the territories" "$out"; fi
+fi
+
 # Command-line conventions: --version, COMMAND --help on stdout with exit 0, standard input as a script
 if out=$("$MENTAT" --version 2>&1) && printf '%s' "$out" | grep -q '^mentat [0-9]'; then ok; else bad "mentat --version" "$out"; fi
 for c in check run play explain rules repl simulate diff graph dump; do
