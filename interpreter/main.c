@@ -32,7 +32,8 @@ static const char usage[] =
     "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [--work-budget N] [FILE...]\n"
     "                                     play the pack's game rule with seeded random bots\n"
     "  play    [pack options] [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic]\n"
-    "          [--work-budget N]          a full game with bots (Basic unless --ruleset advanced), narrated\n"
+    "          [--work-budget N] [--json] a full game with bots (Basic unless --ruleset advanced), narrated\n"
+    "                                     (--json: one JSON object per line: narration, decisions, the end)\n"
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
     "  explain RULE-ID [--bytecode] [--json] [pack options]   a rule: links both ways, hooks, where defined\n"
     "  dump    board|decks|factions [--json] [--rules DIR] [--pack DIR]...   the loaded components\n"
@@ -485,9 +486,20 @@ static int cmd_simulate(int argc, char **argv) {
   return code;
 }
 
+/* The narration of `play` and `run`; UD non-NULL: as JSON lines. */
 static void narrate(void *ud, const char *rule, const char *text) {
-  (void)ud;
-  printf("[%s] %s\n", rule, text);
+  if (!ud) {
+    printf("[%s] %s\n", rule, text);
+    return;
+  }
+  strbuf b = {0};
+  sb_puts(&b, "{\"event\":\"narration\",\"rule\":");
+  sb_json_str(&b, rule);
+  sb_puts(&b, ",\"text\":");
+  sb_json_str(&b, text);
+  sb_puts(&b, "}\n");
+  fputs(b.s, stdout);
+  sb_free(&b);
 }
 
 /* Plays the game rule: scripted answers first (separated by ';'), then
@@ -506,7 +518,8 @@ static int play_game(mt_rules *r, opts *o) {
     fprintf(stderr, "mentat: error: %s\n", err);
     return EX_USAGE;
   }
-  mt_game_set_log(g, narrate, NULL);
+  static int as_json = 1;
+  mt_game_set_log(g, narrate, o->json ? &as_json : NULL); /* --json: one JSON line per narrated event and decision */
   mt_set_work_budget(g, o->work_budget);
   if (o->turns > 0) { /* the pack's turn limit, when it has one (var game_length) */
     const program *p = &r->prog;
@@ -548,7 +561,22 @@ static int play_game(mt_rules *r, opts *o) {
       break;
     }
     mt_choice_format(g, &c, text, sizeof text);
-    printf("  %s%s -> %s\n", d->faction, d->secret ? " (secret)" : "", text);
+    if (o->json) {
+      strbuf b = {0};
+      sb_puts(&b, "{\"event\":\"decision\",\"faction\":");
+      sb_json_str(&b, d->faction);
+      sb_puts(&b, ",\"rule\":");
+      sb_json_str(&b, d->rule);
+      sb_puts(&b, ",\"prompt\":");
+      sb_json_str(&b, d->prompt);
+      sb_printf(&b, ",\"secret\":%s,\"answer\":", d->secret ? "true" : "false");
+      sb_json_str(&b, text);
+      sb_puts(&b, "}\n");
+      fputs(b.s, stdout);
+      sb_free(&b);
+    } else {
+      printf("  %s%s -> %s\n", d->faction, d->secret ? " (secret)" : "", text);
+    }
     mt_explain why;
     int rc = mt_apply(g, &c, &why);
     if (rc < 0) {
@@ -570,24 +598,36 @@ static int play_game(mt_rules *r, opts *o) {
     code = EX_SOFTWARE;
   } else {
     const program *p = &r->prog;
-    strbuf res = {0};
+    strbuf res = {0}, jw = {0}, jv = {0};
     for (int i = 0; i < p->nvars; i++) {
       const var_rec *vr = &p->vars[i];
       if (!strcmp(vr->name, "winners")) {
         int64_t w = (uint32_t)board_var_get(g->L, g->v.st, vr->board_var, 0, 0);
         for (int f = 0; f < r->def->nfactions; f++)
-          if ((uint64_t)w >> f & 1u) sb_printf(&res, "%s%s", res.n ? ", " : "winners: ", r->def->factions[f].id);
+          if ((uint64_t)w >> f & 1u) {
+            sb_printf(&res, "%s%s", res.n ? ", " : "winners: ", r->def->factions[f].id);
+            sb_printf(&jw, "%s\"%s\"", jw.n ? "," : "", r->def->factions[f].id);
+          }
         if (!res.n) sb_puts(&res, "no winner");
       }
     }
     for (int i = 0; i < p->nvars; i++)
       if (!strcmp(p->vars[i].name, "victory")) {
         int v = board_var_get(g->L, g->v.st, p->vars[i].board_var, 0, 0);
-        if (v >= 0 && v < p->nrules) sb_printf(&res, " (%s %s)", p->rules[v].id, p->rules[v].title);
+        if (v >= 0 && v < p->nrules) {
+          sb_printf(&res, " (%s %s)", p->rules[v].id, p->rules[v].title);
+          sb_json_str(&jv, p->rules[v].id);
+        }
       }
-    printf("game over after %d decisions%s%s; state hash %016llx\n", decisions, res.n ? "; " : "", res.n ? res.s : "",
-           (unsigned long long)mt_hash(g));
+    if (o->json)
+      printf("{\"event\":\"end\",\"decisions\":%d,\"winners\":[%s],\"victory\":%s,\"hash\":\"%016llx\"}\n", decisions,
+             jw.s ? jw.s : "", jv.s ? jv.s : "null", (unsigned long long)mt_hash(g));
+    else
+      printf("game over after %d decisions%s%s; state hash %016llx\n", decisions, res.n ? "; " : "", res.n ? res.s : "",
+             (unsigned long long)mt_hash(g));
     sb_free(&res);
+    sb_free(&jw);
+    sb_free(&jv);
   }
   mt_free(script);
   mt_game_free(g);

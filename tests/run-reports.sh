@@ -86,6 +86,14 @@ grep -q '"ruleset":"advanced"' "$TMP/l401.json" && grep -q '"kind":"disabled","r
   grep -q '"kind":"superseded","rule":"landsraad.4-01.3","title":"[^"]*","target":"1.05.00"' "$TMP/l401.json" && ok ||
   bad "diff --variant landsraad-4.01: against the Advanced game, 2.02.21 disabled" "$(cat "$TMP/l401.json")"
 
+# play --json: one JSON object per line (narration, decisions, the end), each valid
+"$MENTAT" play --seed 1 --turns 1 --json > "$TMP/play.jsonl" 2>&1
+badlines=0
+while IFS= read -r line; do printf '%s' "$line" | "$JSONCHECK" >/dev/null 2>&1 || badlines=$((badlines + 1)); done < "$TMP/play.jsonl"
+if [ "$badlines" -eq 0 ] && grep -q '^{"event":"decision","faction":' "$TMP/play.jsonl" &&
+   tail -1 "$TMP/play.jsonl" | grep -q '^{"event":"end","decisions":[0-9]*,"winners":\['; then ok; else
+  bad "play --json: every line one JSON object ($badlines bad)" "$(head -3 "$TMP/play.jsonl")"; fi
+
 $MENTAT diff $RACE > "$TMP/none.txt" 2>&1
 rc=$?
 if [ $rc -eq 0 ] && grep -q '^no variant given: nothing to compare' "$TMP/none.txt"; then ok; else bad "diff without --variant: exit $rc" "$(cat "$TMP/none.txt")"; fi
