@@ -328,6 +328,23 @@ static int next_card_for(repl *R, const char *w, const bool *taken, int to) {
   return next_card(R, w, taken);
 }
 
+/* The copy of card W (of several identical ones) to put in pile slot TO: one already there
+ * first, then one in a global pile (a deck, a discard pile), and only then one another faction
+ * holds -- so `hand emperor karama` takes the Karama still in the deck, not the Atreides' one. */
+static int pick_copy(repl *R, const char *w, const bool *taken, int to) {
+  int c = board_card_index(DEF(R), w);
+  if (c < 0) return -1;
+  int best = -1, best_rank = 9;
+  for (int i = c; i < DEF(R)->ncards && !strcmp(DEF(R)->cards[i].id, DEF(R)->cards[c].id); i++) {
+    if (taken[i]) continue;
+    int at = board_card_pile(LAY(R), ST(R), i, NULL);
+    int owner = at >= 0 ? LAY(R)->owner_of_slot[at] : -1;
+    int rank = at == to ? 0 : owner < 0 ? 1 : 2;
+    if (rank < best_rank) best = i, best_rank = rank;
+  }
+  return best >= 0 ? best : next_card(R, w, taken);
+}
+
 int repl_cmd_give(repl *R, int argc, char **argv, bool exact) {
   int f;
   if (argc < 2) return fail(R, "usage: %s FACTION CARD...", argv[0]);
@@ -356,7 +373,7 @@ int repl_cmd_give(repl *R, int argc, char **argv, bool exact) {
   if (!exact)
     for (int k = 0, n = board_pile_count(LAY(R), ST(R), slot); k < n; k++) taken[board_pile_card(LAY(R), ST(R), slot, k)] = true;
   for (int i = 2; i < argc; i++) {
-    int c = next_card(R, argv[i], taken);
+    int c = pick_copy(R, argv[i], taken, slot);
     if (taken[c]) {
       mt_free(taken);
       mt_free(chosen);
