@@ -257,6 +257,8 @@ install: all
 	install -m 755 $(BUILD)/mentat $(DESTDIR)$(PREFIX)/bin/mentat
 	install -m 644 $(BUILD)/libmentat.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 644 interpreter/mentat.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 644 docs/mentat.1 $(DESTDIR)$(PREFIX)/share/man/man1/mentat.1
 	rm -rf $(PACK_DIRS:%=$(DESTDIR)$(PREFIX)/share/mentat/%)
 	cp -R $(wildcard $(PACK_DIRS)) $(DESTDIR)$(PREFIX)/share/mentat/
 

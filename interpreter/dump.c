@@ -373,12 +373,12 @@ int dump_main(int argc, char **argv) {
     else if (!what && (!strcmp(argv[i], "board") || !strcmp(argv[i], "decks") || !strcmp(argv[i], "factions")))
       what = argv[i];
     else {
-      fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--rules DIR] [--pack DIR]...\n");
+      fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--components DIR] [--pack DIR]...\n");
       return 64;
     }
   }
   if (!what) {
-    fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--rules DIR] [--pack DIR]...\n");
+    fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--components DIR] [--pack DIR]...\n");
     return 64;
   }
   char buf[4096];

@@ -190,8 +190,9 @@ fi
 # ---- 4. install ----------------------------------------------------------
 P=$T/prefix
 if on_fresh "$SRC" make -j2 install PREFIX="$P" > "$T/install.log" 2>&1 \
-   && [ -f "$P/share/mentat/rules/board.yaml" ] && [ -d "$P/share/mentat/factions" ] && [ -x "$P/bin/mentat" ]; then
-  ok "make install PREFIX=..."
+   && [ -f "$P/share/mentat/rules/board.yaml" ] && [ -d "$P/share/mentat/factions" ] && [ -x "$P/bin/mentat" ] \
+   && [ -f "$P/share/man/man1/mentat.1" ]; then
+  ok "make install PREFIX=... (the man page too)"
 else
   bad "make install PREFIX=..." "$T/install.log"
 fi
