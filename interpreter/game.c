@@ -679,6 +679,27 @@ static bool is_number(const char *w) {
   return true;
 }
 
+/* The id nearest to W among the values of A's open parameters (a misspelt territory, faction,
+ * card or leader), or NULL. */
+static const char *near_id(const mt_game *g, const action_rec *ar, const bool *filled, const char *w) {
+  const board_def *def = g->r->def;
+  const char **c = mt_calloc((size_t)(def->nfactions + def->nareas + def->ncards + def->nleaders) + 1, sizeof *c);
+  size_t n = 0;
+  for (int i = 0; i < ar->nparams; i++) {
+    if (filled[i]) continue;
+    switch (ar->ptype[i]) {
+    case TY_FACTION: for (int k = 0; k < def->nfactions; k++) c[n++] = def->factions[k].id; break;
+    case TY_TERRITORY: for (int k = 0; k < def->nareas; k++) c[n++] = def->areas[k].id; break;
+    case TY_CARD: for (int k = 0; k < def->ncards; k++) c[n++] = def->cards[k].id; break;
+    case TY_LEADER: for (int k = 0; k < def->nleaders; k++) c[n++] = def->leaders[k].id; break;
+    default: break;
+    }
+  }
+  const char *s = n ? diag_suggest(w, c, n) : NULL;
+  mt_free(c);
+  return s;
+}
+
 /* Binds words W[0..NW) to the parameters of action A; false with the reason in ERR. */
 static bool bind_words(const mt_game *g, int a, char **w, int nw, mt_choice *c, bool allow_open, char *err, size_t errlen) {
   const action_rec *ar = &g->r->prog.actions[a];
@@ -716,7 +737,12 @@ static bool bind_words(const mt_game *g, int a, char **w, int nw, mt_choice *c, 
     if (used[j] || is_number(w[j])) continue;
     for (int i = 0; i < ar->nparams && !used[j]; i++)
       if (!filled[i] && parse_value(g, ar->ptype[i], w[j], &c->args[i])) filled[i] = used[j] = true;
-    if (!used[j]) return snprintf(err, errlen, "'%s' fits no open parameter of %s (%.180s)", w[j], ar->name, sig), false;
+    if (!used[j]) {
+      const char *sg = near_id(g, ar, filled, w[j]);
+      return snprintf(err, errlen, "'%s' fits no open parameter of %s%s%s%s (%.180s)", w[j], ar->name, sg ? " (did you mean '" : "",
+                      sg ? sg : "", sg ? "'?)" : "", sig),
+             false;
+    }
   }
   /* numbers: to the open integer parameters in order; when there are fewer numbers than open
    * numeric parameters, counts before sectors (a sector can often be told from its territory) */
