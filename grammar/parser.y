@@ -61,7 +61,7 @@ static node *rule(struct lex_state *ls, mt_span loc, int form, const char *id, c
 %token PROCEDURE "procedure" INVARIANT "invariant" CHECK "check" REQUIRE "require" FORBID "forbid" BECAUSE "because"
 %token COST "cost" EFFECT "effect" WHEN "when" WHERE "where" ORDER "order" LET "let" SET "set"
 %token IF "if" ELSE "else" FOR "for" IN "in" BY "by" BREAK "break" SIGNAL "signal" RUN "run"
-%token MAY "may" ACT "act" IS "is" CAN "can" ASK "ask" FROM "from" SECRET "secret" CANCEL "cancel" LOG "log"
+%token MAY "may" ACT "act" IS "is" CAN "can" VERB "verb" ASK "ask" FROM "from" SECRET "secret" CANCEL "cancel" LOG "log"
 %token FINISH "finish" AND "and" OR "or" NOT "not" TRUE "true" FALSE "false" NONE "none"
 %token EQ "==" NE "!=" LE "<=" GE ">=" DOTDOT ".."
 %token <int> AGG "aggregate"
@@ -211,6 +211,10 @@ member: VALUE NAME '(' params ')' opt_type opt_when '=' expr {
           $$ = named(ls, AST_VALUE, @2, $2); ast_add(A, $$, $4); ast_add(A, $$, $6); ast_add(A, $$, $7); ast_add(A, $$, $9); }
       | ACTION NAME '(' params ')' '{' action_items '}' {
           $$ = named(ls, AST_ACTION, @2, $2); ast_add(A, $$, $4); ast_add(A, $$, $7); }
+      | VERB NAME '(' params ')' '=' NAME '(' exprs ')' {
+          $$ = named(ls, AST_VERB, @2, $2); ast_add(A, $$, $4);
+          node *c = named(ls, AST_CALL, @7, $7); for (uint32_t i = 0; i < $9->nkids; i++) ast_add(A, c, $9->kids[i]);
+          ast_add(A, $$, c); }
       | CHECK NAME '(' binders ')' opt_where '{' action_items '}' {
           $$ = named(ls, AST_CHECK, @2, $2); ast_add(A, $$, $4); ast_add(A, $$, $6); ast_add(A, $$, $8); }
       | BEFORE NAME '(' binders ')' opt_where block {

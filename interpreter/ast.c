@@ -45,7 +45,7 @@ mt_span ast_join(mt_span a, mt_span b) {
 const char *ast_kind_name(int kind) {
   static const char *const names[] = {
       "file", "event", "var", "rule", "link", "faction", "card", "variant", "disable", "replace",
-      "order", "value", "action", "check", "require", "forbid", "cost", "effect", "is", "trigger",
+      "order", "value", "action", "check", "require", "forbid", "cost", "effect", "is", "verb", "trigger",
       "procedure", "invariant", "body", "param", "type", "block", "let", "set", "if", "for", "break", "signal",
       "run", "may", "act", "secret", "cancel", "log", "finish", "call statement", "integer",
       "boolean", "none", "string", "name", "rule reference", "call", "unary", "binary",

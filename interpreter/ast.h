@@ -38,6 +38,7 @@ typedef enum {
   AST_COST,     /* kids[0] expr */
   AST_EFFECT,   /* kids[0] block */
   AST_KINDS,    /* `is K1, K2`: kids: the kind names (AST_NAME) an action (or a check's action) is of */
+  AST_VERB,     /* `verb NAME(params) = ACTION(args)`: name; kids[0] params, [1] the action call (AST_CALL) */
   AST_TRIGGER,  /* op = TRIG_*; name = event; kids[0] binders (AST_LIST of AST_NAME),
                    [1] where or NULL, [2] block */
   AST_PROC,     /* `procedure NAME(params) { }`: name; kids[0] params, [1] block */

@@ -1533,9 +1533,60 @@ static void check_proc(chk *c, int pi) {
   pr->ast->slot = c->nslots;
 }
 
+/* `verb NAME(params) = ACTION(args)`: the arguments are pure expressions of the verb's
+ * parameters, each of the type of the action's parameter it fills. */
+static void check_verb(chk *c, int rule, node *v) {
+  program *p = c->p;
+  for (int i = 0; i < p->nverbs; i++)
+    if (!strcmp(p->verbs[i].name, v->name)) {
+      diag_error(c->d, v->span, "verb '%s' is declared twice", v->name);
+      diag_note(c->d, p->verbs[i].ast->span, "first declared here");
+      return;
+    }
+  verb_rec vr = {0};
+  vr.name = v->name;
+  vr.rule = rule;
+  vr.ast = v;
+  node *params = v->kids[0], *call = v->kids[1];
+  begin_fn(c, FN_PURE);
+  for (uint32_t i = 0; i < params->nkids && i < MAX_PARAMS; i++) {
+    node *pa = params->kids[i];
+    if (pa->kind != AST_PARAM) {
+      diag_error(c->d, pa->span, "a verb's parameters are typed: name: type");
+      return;
+    }
+    vr.pname[vr.nparams] = pa->name;
+    vr.ptype[vr.nparams] = parse_type(c, pa->kids[0]);
+    declare_at(c, pa->name, vr.ptype[vr.nparams], vr.nparams, pa->span);
+    vr.nparams++;
+  }
+  c->nslots = vr.nparams > c->nslots ? vr.nparams : c->nslots;
+  if (vr.nparams == 0 || vr.ptype[0] != TY_FACTION)
+    diag_error(c->d, v->span, "the first parameter of a verb is the faction taking the action (f: faction)");
+  vr.action = find_action(p, call->name);
+  if (vr.action < 0) {
+    cands cs = {0};
+    for (int k = 0; k < p->nactions; k++) cand(&cs, p->actions[k].name);
+    unknown(c, call->span, "action", call->name, &cs);
+    return;
+  }
+  const action_rec *ar = &p->actions[vr.action];
+  if ((int)call->nkids != ar->nparams) {
+    diag_error(c->d, call->span, "action '%s' has %d parameters; the verb gives %u", ar->name, ar->nparams, call->nkids);
+    return;
+  }
+  for (uint32_t i = 0; i < call->nkids; i++) {
+    int t = check_expr(c, call->kids[i], ar->ptype[i]);
+    if (t != TY_ERROR && !compatible(ar->ptype[i], t))
+      diag_error(c->d, call->kids[i]->span, "parameter '%s' of '%s' is %s, not %s", ar->pname[i], ar->name, TN(ar->ptype[i]), TN(t));
+  }
+  vr.nlocals = c->nslots;
+  VEC_PUSH(p->verbs, p->nverbs, p->capverbs, vr);
+}
+
 static bool is_member(const node *n) {
   return n && (n->kind == AST_VALUE || n->kind == AST_ACTION || n->kind == AST_CHECK || n->kind == AST_TRIGGER ||
-               n->kind == AST_PROC || n->kind == AST_INVARIANT);
+               n->kind == AST_PROC || n->kind == AST_INVARIANT || n->kind == AST_VERB);
 }
 
 /* How a rule variable of type TY is saved: its board type and names. */
@@ -1645,7 +1696,7 @@ bool sema_check(program *p, diag *d, arena *a) {
       case AST_VALUE: check_value_def(&c, r, it, it->kids[1] != NULL); break;
       case AST_CHECK: check_check(&c, r, it); break;
       case AST_TRIGGER: check_trigger(&c, r, it); break;
-      case AST_ACTION: case AST_PROC: case AST_RULE: break;
+      case AST_ACTION: case AST_PROC: case AST_RULE: case AST_VERB: break;
       case AST_INVARIANT: {
         begin_fn(&c, FN_PURE);
         expect(&c, it->kids[0], TY_BOOL, check_expr(&c, it->kids[0], TY_BOOL));
@@ -1678,6 +1729,13 @@ bool sema_check(program *p, diag *d, arena *a) {
   for (int i = 0; i < p->nprocs; i++) {
     c.rule = p->procs[i].rule;
     check_proc(&c, i);
+  }
+  for (int r = 0; r < p->nrules; r++) { /* verbs: players' words for actions */
+    rule_rec *rr = &p->rules[r];
+    if (rr->disabled) continue;
+    c.rule = r;
+    for (uint32_t i = 0; rr->items && i < rr->items->nkids; i++)
+      if (rr->items->kids[i] && rr->items->kids[i]->kind == AST_VERB) check_verb(&c, r, rr->items->kids[i]);
   }
   for (int i = 0; i < p->nvalues; i++) order_value(&c, &p->values[i]);
   if (p->order_node) {

@@ -716,7 +716,7 @@ static void block(cg *c, node *b) {
 }
 
 static bool is_member(const node *n) {
-  return n->kind == AST_VALUE || n->kind == AST_ACTION || n->kind == AST_CHECK || n->kind == AST_TRIGGER ||
+  return n->kind == AST_VALUE || n->kind == AST_ACTION || n->kind == AST_CHECK || n->kind == AST_TRIGGER || n->kind == AST_VERB ||
          n->kind == AST_PROC || n->kind == AST_INVARIANT;
 }
 

@@ -681,6 +681,17 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
    * `fremen_send fremen the_great_flat 14 8`) */
   char resolved[512];
   mt_choice_format(g, &c, resolved, sizeof resolved);
+  strbuf by_verb = {0}; /* a verb of the rules: what it stands for, said after the answer */
+  if (c.verb > 0 && c.verb <= p->nverbs) {
+    const verb_rec *vb = &p->verbs[c.verb - 1];
+    const node *call = vb->ast->kids[1];
+    size_t len;
+    const char *src = diag_source_text(g->r->d, call->span.file, &len);
+    mt_span sp = full_span(call);
+    if (sp.end < len && src[sp.end] == ')') sp.end++; /* the call's own closing parenthesis */
+    sb_printf(&by_verb, "\n(`%s` by the verb %s of rule %s: %.*s)", choice, vb->name, p->rules[vb->rule].id,
+              (int)(sp.end - sp.start), src + sp.start);
+  }
   choice = resolved;
   int64_t cost = 0;
   int judged = game_judge_action(g, &c, &cost, err, sizeof err);
@@ -707,6 +718,7 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
       facts(g, a, dom, args, a->nparams + 1, &ftext, &fjson, &nf, 0);
       if (nf) sb_printf(&t, "\n      facts: %s", ftext.s);
     }
+    if (by_verb.n) sb_puts(&t, by_verb.s);
     if (json) {
       sb_printf(out, "\"legal\":false,\"rules\":[\"%s\"],\"because\":[{\"rule\":", p->rules[a->rule].id);
       sb_json_str(out, p->rules[a->rule].id);
@@ -721,6 +733,7 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
     sb_free(&v);
     sb_free(&ftext);
     sb_free(&fjson);
+    sb_free(&by_verb);
     return 0;
   }
   if (judged < 0) {
@@ -730,6 +743,7 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
     } else {
       sb_printf(out, "No: %s", err);
     }
+    sb_free(&by_verb);
     return 0;
   }
   bool legal = judged == 1;
@@ -795,6 +809,8 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
                     p->rules[p->checks[k].rule].title, p->rules[rule].id);
     }
   }
+  if (by_verb.n) sb_puts(&text, by_verb.s);
+  sb_free(&by_verb);
   if (json) {
     sb_printf(out, "\"legal\":%s,\"rules\":[%s],", legal ? "true" : "false", rules.s ? rules.s : "");
     if (legal && a->cost) sb_printf(out, "\"cost\":%lld,", (long long)cost);

@@ -701,8 +701,10 @@ static const char *near_id(const mt_game *g, const action_rec *ar, const bool *f
 }
 
 /* Binds words W[0..NW) to the parameters of action A; false with the reason in ERR. */
-static bool bind_words(const mt_game *g, int a, char **w, int nw, mt_choice *c, bool allow_open, char *err, size_t errlen) {
-  const action_rec *ar = &g->r->prog.actions[a];
+/* AS: the parameters to bind (an action's, or a verb's as a record without domains: A < 0). */
+static bool bind_words(const mt_game *g, int a, const action_rec *as, char **w, int nw, mt_choice *c, bool allow_open, char *err,
+                       size_t errlen) {
+  const action_rec *ar = as ? as : &g->r->prog.actions[a];
   bool filled[MAX_PARAMS] = {false}, used[MT_MAX_ARGS + 2] = {false};
   char sig[192];
   signature(ar, sig, sizeof sig);
@@ -768,7 +770,7 @@ static bool bind_words(const mt_game *g, int a, char **w, int nw, mt_choice *c, 
     for (int k = 0; k < i; k++) before &= filled[k];
     if (i > 0 && ar->ptype[i] == TY_FACTION && filled[0]) {
       c->args[i] = c->args[0], filled[i] = true;
-    } else if (i > 0 && before && game_param_only((mt_game *)(uintptr_t)g, a, i, c->args, &c->args[i])) {
+    } else if (a >= 0 && i > 0 && before && game_param_only((mt_game *)(uintptr_t)g, a, i, c->args, &c->args[i])) {
       filled[i] = true;
     } else if (allow_open && i > 0) { /* left out: any (a question about every completion) */
       c->open |= 1u << i;
@@ -786,8 +788,53 @@ static bool action_of_kind(const action_rec *a, const char *k) {
   return false;
 }
 
+/* A verb of the rules (`verb revive(f, n) = revive_by_spice(f, n - revived_forces(f))`): its words
+ * bound to its parameters, the action's arguments computed from them.  1 done, 0 not a verb,
+ * -1 an error (in ERR). */
+static int parse_verb(const mt_game *g, char **words, int nw, mt_choice *c, char *err, size_t errlen) {
+  mt_rules *r = (mt_rules *)(uintptr_t)g->r;
+  program *p = &r->prog;
+  const verb_rec *vb = NULL;
+  for (int i = 0; i < p->nverbs && !vb; i++)
+    if (!strcmp(p->verbs[i].name, words[0])) vb = &p->verbs[i];
+  if (!vb) return 0;
+  action_rec as = {0}; /* the verb's parameters, as an action without domains */
+  as.name = vb->name;
+  as.nparams = vb->nparams;
+  for (int i = 0; i < vb->nparams; i++) as.ptype[i] = vb->ptype[i], as.pname[i] = vb->pname[i];
+  mt_choice v;
+  if (!bind_words(g, -1, &as, words + 1, nw - 1, &v, false, err, errlen)) return -1;
+  const action_rec *ar = &p->actions[vb->action];
+  memset(c, 0, sizeof *c);
+  c->action = vb->action;
+  c->nargs = ar->nparams;
+  c->verb = (int)(vb - p->verbs) + 1;
+  const node *call = vb->ast->kids[1];
+  int64_t args[MAX_PARAMS + 1] = {0};
+  memcpy(args, v.args, sizeof(int64_t) * (size_t)vb->nparams);
+  for (int i = 0; i < ar->nparams; i++) { /* each argument compiled, evaluated and forgotten */
+    cg_mark mark = cg_get_mark(p);
+    int fn = cg_compile_expr(p, r->d, call->kids[i], vb->nlocals);
+    p->funcs[fn].nparams = vb->nparams;
+    if (p->funcs[fn].nlocals < vb->nlocals) p->funcs[fn].nlocals = vb->nlocals;
+    strbuf e = {0};
+    bool ok = vm_eval((vm *)(uintptr_t)&g->v, fn, args, vb->nparams, &c->args[i], &e);
+    cg_rollback(p, &mark);
+    if (!ok) {
+      snprintf(err, errlen, "verb %s (rule %s): its argument %s could not be evaluated: %s", vb->name, p->rules[vb->rule].id,
+               ar->pname[i], e.s ? e.s : "?");
+      sb_free(&e);
+      return -1;
+    }
+    sb_free(&e);
+  }
+  return 1;
+}
+
 static int parse_action_words(const mt_game *g, char **words, int nw, mt_choice *c, bool allow_open, char *err, size_t errlen) {
   const program *p = &g->r->prog;
+  int verb = parse_verb(g, words, nw, c, err, errlen); /* a verb the rules declare comes first */
+  if (verb) return verb > 0 ? 0 : -1;
   const vm_state *vs = g->v.vs;
   int cand[64], nc = 0, exact = -1;
   for (int i = 0; i < p->nactions && nc < 64; i++) {
@@ -811,7 +858,7 @@ static int parse_action_words(const mt_game *g, char **words, int nw, mt_choice 
   char first_err[512] = "";
   for (int k = 0; k < nc; k++) {
     char e[512];
-    if (!bind_words(g, cand[k], words + 1, nw - 1, &bound, allow_open, e, sizeof e)) {
+    if (!bind_words(g, cand[k], NULL, words + 1, nw - 1, &bound, allow_open, e, sizeof e)) {
       if (!first_err[0] || cand[k] == exact) memcpy(first_err, e, sizeof e);
       continue;
     }

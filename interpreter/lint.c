@@ -30,7 +30,7 @@ static bool advanced_rule(const program *p, int r) {
 
 static bool is_member(const node *n) {
   return n->kind == AST_VALUE || n->kind == AST_ACTION || n->kind == AST_CHECK || n->kind == AST_TRIGGER ||
-         n->kind == AST_PROC || n->kind == AST_INVARIANT;
+         n->kind == AST_PROC || n->kind == AST_INVARIANT || n->kind == AST_VERB || n->kind == AST_KINDS;
 }
 
 /* A Basic rule (the walked one) reaches NAME, which rule DECL declares. */

@@ -67,6 +67,7 @@ typedef struct mt_choice {
   int64_t args[MT_MAX_ARGS];
   int64_t value;       /* CHOOSE: the member; NUMBER: the number; YESNO: 0/1 */
   uint32_t open;       /* parameters left out, meaning "any" (bit i: args[i]): a question, never an answer */
+  int verb;            /* read from a verb of the rules: its index + 1 (0: named as an action) */
 } mt_choice;
 
 /* Why a choice was refused: the rules whose guards said no. */

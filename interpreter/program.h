@@ -142,6 +142,19 @@ typedef struct var_rec {
   mt_span span;
 } var_rec;
 
+/* `verb NAME(params) = ACTION(args)`: players' words for an action, the arguments computed from
+ * the verb's (the console reads `revive fremen 3` as revive_by_spice(fremen, 3 - revived)). */
+typedef struct verb_rec {
+  const char *name;
+  int rule;
+  node *ast;         /* AST_VERB; its argument expressions read the parameters at slots 0.. */
+  int nparams;
+  int ptype[MAX_PARAMS];
+  const char *pname[MAX_PARAMS];
+  int action;        /* the action it stands for */
+  int nlocals;       /* slots its argument expressions need */
+} verb_rec;
+
 typedef struct proc_rec {
   const char *name;
   int rule;
@@ -207,6 +220,7 @@ typedef struct program {
   action_rec *actions; int nactions, capactions;
   var_rec *vars; int nvars, capvars;
   proc_rec *procs; int nprocs, capprocs;
+  verb_rec *verbs; int nverbs, capverbs;
   invariant_rec *invariants; int ninvariants, capinvariants;
   func_rec *funcs; int nfuncs, capfuncs;
   uint8_t *code; uint32_t ncode, capcode;

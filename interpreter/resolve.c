@@ -37,6 +37,7 @@ void sema_free(program *p) {
   mt_free(p->actions);
   mt_free(p->vars);
   mt_free(p->procs);
+  mt_free(p->verbs);
   mt_free(p->invariants);
   for (int i = 0; i < p->nfuncs; i++) mt_free((void *)(uintptr_t)p->funcs[i].what);
   mt_free(p->funcs);
