@@ -168,11 +168,14 @@ static int side_key(const board_def *def, int s) {
  * sections sharing that band and sector. */
 static void layout(drawing *D) {
   const board_def *def = D->L->def;
-  D->nrings = 1;
+  int lo = MAX_RING, hi = 1; /* the rings in use: a map without rings gets one band */
   for (int a = 0; a < def->nareas; a++) {
     int r = area_ring(def, a, D->ring_attr);
-    if (r > D->nrings) D->nrings = r;
+    if (r && r < lo) lo = r;
+    if (r > hi) hi = r;
   }
+  if (lo > hi) lo = hi;
+  D->nrings = hi - lo + 1;
   double band = D->band = (R_OUT - R_CENTRE) / D->nrings, span = 360.0 / def->nsectors;
   for (int s = 0; s < def->nsections; s++) {
     int k = def->sections[s].sector, r = area_ring(def, def->sections[s].area, D->ring_attr);
@@ -192,9 +195,9 @@ static void layout(drawing *D) {
       n++;
     }
     int top = r;
-    while (top < D->nrings && !((used >> (top + 1)) & 1u)) top++;
+    while (top < hi && !((used >> (top + 1)) & 1u)) top++;
     double a0 = (k - 0.5) * span;
-    D->at[s] = (slot){a0 + span * i / n, a0 + span * (i + 1) / n, R_CENTRE + band * (r - 1), R_CENTRE + band * top};
+    D->at[s] = (slot){a0 + span * i / n, a0 + span * (i + 1) / n, R_CENTRE + band * (r - lo), R_CENTRE + band * (top - lo + 1)};
   }
 }
 
