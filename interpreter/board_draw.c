@@ -341,8 +341,8 @@ static void draw_names(drawing *D) {
     } else {
       /* along the radius; clear of the tokens in the inner part, if any */
       bool busy = area_has_contents(D, a);
-      double room = busy ? 0.52 * D->band : 0.9 * D->band;
-      r = r0 + (busy ? 0.7 : 0.5) * D->band, x = px(m, r), y = py(m, r);
+      double room = busy ? 0.6 * D->band : 0.9 * D->band;
+      r = r0 + (busy ? 0.68 : 0.5) * D->band, x = px(m, r), y = py(m, r);
       rot = sin(m * PI / 180.0) >= 0 ? 90 - m : 270 - m;
       if (len > room) fs = room / per_fs;
     }
@@ -354,17 +354,18 @@ static void draw_names(drawing *D) {
   }
 }
 
-/* One chip: a rounded rectangle (a faction's tokens) or a circle (a variable) centred at X, Y. */
-static void chip(strbuf *o, double x, double y, const char *text, const char *fill, const char *ink, bool round) {
-  double w = 7.0 * (double)strlen(text) + 6;
+/* One chip: a rounded rectangle (a faction's tokens) or a circle (a
+ * variable) centred at X, Y; K scales it (1: 10-point type). */
+static void chip(strbuf *o, double x, double y, const char *text, const char *fill, const char *ink, bool round, double k) {
+  double w = k * (7.0 * (double)strlen(text) + 6), h = 13 * k;
   if (round)
     sb_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%.1f\" fill=\"%s\" stroke=\"#5d4037\" stroke-width=\"0.8\"/>", x, y,
-              w / 2 < 8 ? 8 : w / 2, fill);
+              w / 2 < 8 * k ? 8 * k : w / 2, fill);
   else
-    sb_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"13\" rx=\"3\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"0.8\"/>",
-              x - w / 2, y - 6.5, w, fill);
-  sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"%s\">%s</text>\n",
-            x, y + MID * 10, ink, text);
+    sb_printf(o, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" rx=\"3\" fill=\"%s\" stroke=\"#ffffff\" stroke-width=\"0.8\"/>",
+              x - w / 2, y - h / 2, w, h, fill);
+  sb_printf(o, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.1f\" font-weight=\"bold\" text-anchor=\"middle\" fill=\"%s\">%s</text>\n",
+            x, y + MID * 10 * k, 10 * k, ink, text);
 }
 
 /* What lies in each section: variables, then tokens, stacked upright at its centre. */
@@ -375,27 +376,40 @@ static void draw_contents(drawing *D) {
   for (int s = 0; s < def->nsections; s++) {
     char text[64], lab[32], nb[160];
     int nchips = 0;
+    size_t widest = 0; /* in characters */
     for (int v = 0; v < L->nvars; v++) nchips += var_drawn(L, v, D->viewer) && board_var_get(L, D->st, v, s, 0);
-    for (int gf = 0; gf < L->nf; gf++) nchips += section_tokens(L, D->st, s, gf) > 0;
+    for (int gf = 0; gf < L->nf; gf++) {
+      int n = section_tokens(L, D->st, s, gf);
+      if (!n) continue;
+      nchips++;
+      faction_label(def, L->faction[gf], lab, sizeof lab);
+      size_t len = strlen(lab) + (size_t)snprintf(text, sizeof text, " %d", n);
+      if (len > widest) widest = len;
+    }
     if (!nchips) continue;
     slot w = D->at[s];
-    double m = (w.a0 + w.a1) / 2, r = def->sections[s].sector < 0 ? 0 : w.r0 + (nchips > 2 ? 0.38 : 0.24) * D->band;
-    double x = px(m, r), y = py(m, r) - 7.0 * (nchips - 1);
+    bool centre = def->sections[s].sector < 0;
+    double m = (w.a0 + w.a1) / 2, r = centre ? 0 : w.r0 + (nchips > 2 ? 0.38 : 0.24) * D->band;
+    /* smaller chips (down to 3/4) in a slice narrower than the widest */
+    double room = centre ? 2 * R_CENTRE : r * (w.a1 - w.a0) * PI / 180.0 * 1.15, need = 7.0 * (double)widest + 6;
+    double k = need > room ? room / need : 1.0;
+    if (k < 0.75) k = 0.75;
+    double x = px(m, r), y = py(m, r) - 7.0 * k * (nchips - 1);
     sb_printf(o, "<g class=\"contents\" id=\"at-%s\">", board_section_name(def, s, nb, sizeof nb));
     for (int v = 0; v < L->nvars; v++) {
       int32_t n = var_drawn(L, v, D->viewer) ? board_var_get(L, D->st, v, s, 0) : 0;
       if (!n) continue;
       snprintf(text, sizeof text, "%d", (int)n);
-      chip(o, x, y, text, var_fill(L, v), "#3e2f1c", true);
-      y += 14;
+      chip(o, x, y, text, var_fill(L, v), "#3e2f1c", true, k);
+      y += 14 * k;
     }
     for (int gf = 0; gf < L->nf; gf++) {
       int n = section_tokens(L, D->st, s, gf), f = L->faction[gf];
       if (!n) continue;
       faction_label(def, f, lab, sizeof lab);
       snprintf(text, sizeof text, "%s %d", lab, n);
-      chip(o, x, y, text, FACTION_COLOUR[f % NCOLOURS(FACTION_COLOUR)], "#ffffff", false);
-      y += 14;
+      chip(o, x, y, text, FACTION_COLOUR[f % NCOLOURS(FACTION_COLOUR)], "#ffffff", false, k);
+      y += 14 * k;
     }
     sb_puts(o, "</g>\n");
   }
@@ -436,7 +450,7 @@ static void draw_legend(drawing *D, const char *title) {
   }
   for (int v = 0; v < L->nvars; v++) {
     if (!var_drawn(L, v, D->viewer)) continue;
-    chip(o, x + 11, y - 4, "n", var_fill(L, v), "#3e2f1c", true);
+    chip(o, x + 11, y - 4, "n", var_fill(L, v), "#3e2f1c", true, 1.0);
     sb_printf(o, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\">", x + 30, y);
     put_esc(o, L->vars[v].name);
     sb_puts(o, "</text>\n");
@@ -447,7 +461,7 @@ static void draw_legend(drawing *D, const char *title) {
     int f = L->faction[gf];
     faction_label(def, f, lab, sizeof lab);
     snprintf(text, sizeof text, "%s", lab);
-    chip(o, x + 22, y - 4, text, FACTION_COLOUR[f % NCOLOURS(FACTION_COLOUR)], "#ffffff", false);
+    chip(o, x + 22, y - 4, text, FACTION_COLOUR[f % NCOLOURS(FACTION_COLOUR)], "#ffffff", false, 1.0);
     sb_printf(o, "<text x=\"%.0f\" y=\"%.0f\" font-size=\"12\">", x + 50, y);
     put_esc(o, def->factions[f].name);
     sb_puts(o, "</text>\n");
