@@ -16,7 +16,7 @@ WERROR   ?= -Werror
 PREFIX   ?= /usr/local
 
 # ---- dependencies: detect, install as root, or print the exact command ----
-DEB_PKGS = flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz
+DEB_PKGS = flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin
 DEPS_MISSING = missing=""; \
 	command -v flex >/dev/null || missing="$$missing flex"; \
 	command -v bison >/dev/null || missing="$$missing bison"; \
@@ -24,7 +24,8 @@ DEPS_MISSING = missing=""; \
 	pkg-config --exists yaml-0.1 2>/dev/null || missing="$$missing libyaml-dev"; \
 	pkg-config --exists cmocka 2>/dev/null || missing="$$missing libcmocka-dev"; \
 	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev"; \
-	command -v dot >/dev/null || missing="$$missing graphviz"
+	command -v dot >/dev/null || missing="$$missing graphviz"; \
+	command -v rsvg-convert >/dev/null || missing="$$missing librsvg2-bin"
 .PHONY: deps deps-check
 deps: deps-check
 deps-check:
@@ -79,7 +80,7 @@ TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update house-rules \
-        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc FORCE
+        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc board-svg board-png FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/mentat $(BUILD)/libmentat.a
@@ -132,7 +133,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
 test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session \
-      house-rules reports modding-doc packs variants-doc
+      house-rules reports modding-doc packs variants-doc board-svg
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -206,6 +207,13 @@ packs: $(BUILD)/mentat
 # the house-rule tutorial (docs/variants.md): every command run, its output compared; the example variants checked
 variants-doc: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-variants-doc.sh
+
+# the board drawn (show board --svg, dump board --svg): rendered by rsvg-convert, checked
+board-svg: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-board-svg.sh
+# docs/board.png: the picture of that test's position
+board-png: $(BUILD)/mentat
+	@BUILD=$(BUILD) PNG=docs/board.png sh tests/run-board-svg.sh
 
 ASAN_ENV = ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
 asan:

@@ -1,5 +1,6 @@
 /* console_show.c -- the position shown (show, view as) and kept (save, load). */
 #define _POSIX_C_SOURCE 200809L
+#include "board_draw.h"
 #include "console.h"
 
 /* May VIEWER (a data faction, -1: everyone's knowledge is shown) see an item
@@ -180,7 +181,41 @@ static void show_territory(repl *R, int a, bool json) {
   }
 }
 
+static int file_path(repl *R, const char *name, char *path, size_t n);
+
+/* show board [--svg FILE]: the text map (board_draw_text), or the SVG
+ * written to FILE (a plain name in a sandbox, as for save); either shows
+ * what the current view may see. */
+static int show_board(repl *R, int argc, char **argv) {
+  if (argc == 2) {
+    strbuf o = {0};
+    board_draw_text(LAY(R), ST(R), R->viewer, &o);
+    if (o.n && o.s[o.n - 1] == '\n') o.s[--o.n] = '\0';
+    say(R, "%s", o.s ? o.s : "");
+    sb_free(&o);
+    return 0;
+  }
+  if (argc != 4 || strcmp(argv[2], "--svg")) return fail(R, "usage: show board [--svg FILE]");
+  char path[4200], title[256];
+  if (file_path(R, argv[3], path, sizeof path) < 0) return -1;
+  const program *p = &R->r->prog;
+  int turn = p->turn_var >= 0 ? board_var_get(LAY(R), ST(R), p->vars[p->turn_var].board_var, 0, 0) : 0;
+  int ph = R->g->v.vs->phase_rule;
+  snprintf(title, sizeof title, "turn %d, phase %s%s%s", turn, ph >= 0 ? p->rules[ph].id : "-",
+           R->viewer >= 0 ? ", as seen by " : "", R->viewer >= 0 ? DEF(R)->factions[R->viewer].id : "");
+  strbuf o = {0};
+  board_draw_svg(LAY(R), ST(R), R->viewer, title, &o);
+  FILE *f = fopen(path, "w");
+  bool ok = f && fwrite(o.s, 1, o.n, f) == o.n;
+  if (f && fclose(f) != 0) ok = false;
+  sb_free(&o);
+  if (!ok) return fail(R, "cannot write '%s': %s", argv[3], strerror(errno));
+  say(R, "board drawn to %s", argv[3]);
+  return 0;
+}
+
 int repl_cmd_show(repl *R, int argc, char **argv) {
+  if (argc >= 2 && !strcmp(argv[1], "board")) return show_board(R, argc, argv);
   if (argc >= 3 && !strcmp(argv[1], "faction")) {
     int f;
     if (repl_need_faction(R, argv[2], &f) < 0) return -1;
@@ -193,7 +228,7 @@ int repl_cmd_show(repl *R, int argc, char **argv) {
     show_territory(R, a, true);
     return 0;
   }
-  if (argc >= 2 && strcmp(argv[1], "state")) return fail(R, "usage: show [state|faction F|territory T]");
+  if (argc >= 2 && strcmp(argv[1], "state")) return fail(R, "usage: show [state|faction F|territory T|board [--svg FILE]]");
   const program *p = &R->r->prog;
   int turn = p->turn_var >= 0 ? board_var_get(LAY(R), ST(R), p->vars[p->turn_var].board_var, 0, 0) : 0;
   int storm = board_var_index(DEF(R), "storm") >= 0 ? repl_get_var(R, "storm", 0) : -1;

@@ -5,12 +5,14 @@
  * the reference fact sheet.  Both print exactly what the board_def holds.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "board.h"
+#include "board_draw.h"
 #include "data.h"
 #include "diag.h"
 #include "pack.h"
@@ -352,14 +354,41 @@ static bool has_pack(const char *root) {
   return stat(p, &st) == 0;
 }
 
+/* `dump board --svg FILE`: the start position of a game of every faction in
+ * the data (each where its sheet places it), drawn by board_draw_svg. */
+static int dump_board_svg(const board_def *def, const char *path) {
+  int factions[BOARD_MAX_FACTIONS], nf = 0;
+  for (int f = 0; f < def->nfactions && nf < BOARD_MAX_FACTIONS; f++) factions[nf++] = f;
+  strbuf err = {0}, o = {0};
+  board_layout *L = board_layout_new(def, factions, nf, NULL, 0, 0, &err);
+  if (!L) {
+    fprintf(stderr, "mentat: error: %s\n", err.s ? err.s : "cannot lay out the position");
+    sb_free(&err);
+    return 65;
+  }
+  unsigned char *st = mt_calloc(1, L->size);
+  board_state_init(L, st, 1);
+  board_draw_svg(L, st, -1, "start position", &o);
+  FILE *f = fopen(path, "w");
+  int rc = f && fwrite(o.s, 1, o.n, f) == o.n ? 0 : 74;
+  if (f && fclose(f) != 0) rc = 74;
+  if (rc) fprintf(stderr, "mentat: error: cannot write '%s': %s\n", path, strerror(errno));
+  mt_free(st);
+  board_layout_free(L);
+  sb_free(&err);
+  sb_free(&o);
+  return rc;
+}
+
 /* argv[0] is "dump".  Exit codes: 0 ok, 64 usage, 65 data error, 74 I/O. */
 int dump_main(int argc, char **argv) {
-  const char *what = NULL, *rules = NULL;
+  const char *what = NULL, *rules = NULL, *svg = NULL;
   const char *packs[32];
   int npacks = 0;
   bool json = false;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) json = true;
+    else if (!strcmp(argv[i], "--svg") && i + 1 < argc) svg = argv[++i];
     else if (!strcmp(argv[i], "--pack") && i + 1 < argc && npacks < 32) {
       strbuf why = {0};
       int bad = pack_dir_ok(argv[++i], &why);
@@ -373,12 +402,14 @@ int dump_main(int argc, char **argv) {
     else if (!what && (!strcmp(argv[i], "board") || !strcmp(argv[i], "decks") || !strcmp(argv[i], "factions")))
       what = argv[i];
     else {
-      fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--components DIR] [--pack DIR]...\n");
+      fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--components DIR] [--pack DIR]...\n"
+                      "       mentat dump board --svg FILE [--components DIR] [--pack DIR]...\n");
       return 64;
     }
   }
-  if (!what) {
-    fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--components DIR] [--pack DIR]...\n");
+  if (!what || (svg && strcmp(what, "board"))) {
+    fprintf(stderr, "usage: mentat dump board|decks|factions [--json] [--components DIR] [--pack DIR]...\n"
+                      "       mentat dump board --svg FILE [--components DIR] [--pack DIR]...\n");
     return 64;
   }
   char buf[4096];
@@ -399,6 +430,11 @@ int dump_main(int argc, char **argv) {
   pack_files_fini(&pf);
   diag_free(d);
   if (!def) return 65;
+  if (svg) {
+    int rc = dump_board_svg(def, svg);
+    board_def_free(def);
+    return rc;
+  }
   strbuf o = {0};
   if (!strcmp(what, "board")) dump_board(def, json, &o);
   else if (!strcmp(what, "decks")) dump_decks(def, json, &o);

@@ -37,6 +37,7 @@ static const char usage[] =
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
     "  explain RULE-ID [--bytecode] [--json] [pack options]   a rule: links both ways, hooks, where defined\n"
     "  dump    board|decks|factions [--json] [--components DIR] [--pack DIR]...   the loaded components\n"
+    "          board --svg FILE [--components DIR] [--pack DIR]...   the map drawn, with the start position\n"
     "  repl    [--json] [pack options] [FILE|-]   the console: commands from FILE, or standard input (-, or\n"
     "                                     piped: a script like a file, its failures make the exit status)\n"
     "  rules   --list [--json] [pack options]   every rule: number, title, kind, owner, membership, karama, links\n"

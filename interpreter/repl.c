@@ -203,7 +203,7 @@ static const char *const help_text[][2] = {
     {"ally", "ally F1 F2 -- form an alliance"},
     {"unally", "unally F -- break F's alliance"},
     {"bots", "bots random|uniform|passive|heuristic -- how decisions are answered by run (heuristic: greedy on the rules' bot_value)"},
-    {"show", "show [state|faction F|territory T] -- the position"},
+    {"show", "show [state|faction F|territory T|board [--svg FILE]] -- the position"},
     {"legal", "legal [FACTION] [ACTION|VERB] -- the pending decision and its legal answers; positioned at a phase (or another faction's turn), each faction's options when its turn comes (passive policy); filtered by faction and action"},
     {"do", "do CHOICE -- answer the pending decision (e.g. do ship fremen ... / do yes / do 3)"},
     {"offer", "offer ACTION ARGS -- an any-time action (a bribe, a deal) taken now if its rules allow it; the pending decision stays"},
