@@ -859,11 +859,25 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
       if (pos >= 0) fseek(in, pos, SEEK_SET);
       if (!expected) R->errors++;
     }
-    if (script && !R->json && (rc < 0 || is_expect)) {
-      if (rc < 0) fprintf(out, "%s:%d: %s\n", script, R->line, s);
+    /* a failed command's report goes to the error stream (standard error when the answers go
+     * to standard output), flushed in turn so that a file holding both keeps their order */
+    FILE *errf = rc < 0 && !R->json && out == stdout ? stderr : out;
+    strbuf narration = {0}; /* what ran before the failure stays on the answers' stream */
+    if (errf != out) {
+      if (R->log.n) fputs(R->log.s, out);
+      narration = R->log;
+      R->log = (strbuf){0};
+      fflush(out);
     }
-    emit(R, out);
-    if (rc < 0 && !R->json) caret(R, s, out);
+    if (script && !R->json && (rc < 0 || is_expect)) {
+      if (rc < 0) fprintf(errf, "%s:%d: %s\n", script, R->line, s);
+    }
+    emit(R, errf);
+    if (rc < 0 && !R->json) caret(R, s, errf);
+    if (errf != out) {
+      fflush(errf);
+      R->log = narration;
+    }
     if (!is_expect) {
       prev_ok = rc == 0;
       snprintf(R->last_output, sizeof R->last_output, "%s%s", R->log.s ? R->log.s : "", R->out.s ? R->out.s : "");
