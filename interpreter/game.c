@@ -864,11 +864,11 @@ static int parse_action_words(const mt_game *g, char **words, int nw, mt_choice 
     }
     int score = bound.open ? 0 : 8; /* a full binding before one that leaves parameters open */
     if (vs->status == VM_WAITING && vs->dec.kind == DEC_ACT && vs->dec.faction == bound.args[0])
-      for (int i = 0; i < p->nlist[vs->dec.list]; i++) score |= (p->lists[vs->dec.list][i] == cand[k]) * 4;
+      for (int i = 0; i < p->nlist[vs->dec.list]; i++) score |= (p->lists[vs->dec.list][i] == cand[k]) * 2; /* offered now */
     if (nc > 1 && !bound.open) {
       int64_t cost;
       char je[64];
-      if (game_judge_action((mt_game *)(uintptr_t)g, &bound, &cost, je, sizeof je) == 1) score |= 2;
+      if (game_judge_action((mt_game *)(uintptr_t)g, &bound, &cost, je, sizeof je) == 1) score |= 4; /* legal: what the faction may do comes first */
     }
     if (cand[k] == exact) score |= 1;
     if (score > best_score) best_score = score, best = k, *c = bound;
