@@ -701,6 +701,23 @@ static const char *near_id(const mt_game *g, const action_rec *ar, const bool *f
 }
 
 /* Binds words W[0..NW) to the parameters of action A; false with the reason in ERR. */
+/* An example of action A for a message: its first completion within the domains (guards not
+ * judged), taken by the faction W0 names, else the deciding one, else the first in the game. */
+static void example_of(const mt_game *g, int a, const char *w0, char *out, size_t cap) {
+  out[0] = 0;
+  if (a < 0) return;
+  mt_choice part = {0};
+  part.action = a;
+  part.nargs = g->r->prog.actions[a].nparams;
+  int64_t f = -1;
+  if (!(w0 && parse_value(g, TY_FACTION, w0, &f) && f >= 0))
+    f = g->v.vs->status == VM_WAITING ? g->v.vs->dec.faction : g->L->faction[0];
+  part.args[0] = f;
+  for (int i = 1; i < part.nargs; i++) part.open |= 1u << i;
+  mt_choice one;
+  if (game_completions((mt_game *)(uintptr_t)g, &part, &one, 1) == 1) mt_choice_format((mt_game *)(uintptr_t)g, &one, out, cap);
+}
+
 /* AS: the parameters to bind (an action's, or a verb's as a record without domains: A < 0). */
 static bool bind_words(const mt_game *g, int a, const action_rec *as, char **w, int nw, mt_choice *c, bool allow_open, char *err,
                        size_t errlen) {
@@ -733,7 +750,11 @@ static bool bind_words(const mt_game *g, int a, const action_rec *as, char **w, 
     for (int i = 0; i < ar->nparams && ok; i++) ok = parse_value(g, ar->ptype[i], w[i], &c->args[i]);
     if (ok) return true;
   }
-  if (npos > ar->nparams) return snprintf(err, errlen, "%s takes %d arguments: %.180s", ar->name, ar->nparams, sig), false;
+  if (npos > ar->nparams) {
+    char ex[200];
+    example_of(g, a, nw ? w[0] : NULL, ex, sizeof ex);
+    return snprintf(err, errlen, "%s takes %d arguments: %.180s%s%.190s", ar->name, ar->nparams, sig, ex[0] ? ", e.g. " : "", ex), false;
+  }
   /* by type: names first, each to the first open parameter of a type that reads it */
   for (int j = 0; j < nw; j++) {
     if (used[j] || is_number(w[j])) continue;
