@@ -133,6 +133,7 @@ void repl_remember(repl *R, mt_game *before);
 int repl_cmd_undo(repl *R, bool redo);
 int repl_cmd_branch(repl *R, int argc, char **argv);
 int repl_cmd_branches(repl *R);
+mt_game *repl_forward_copy(repl *R, int *phase);
 int repl_cmd_offer(repl *R, const char *rest);
 
 /* console_show.c: showing, saving, loading */

@@ -254,17 +254,8 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where) {
   if (st == VM_IDLE || st == MT_FINISHED || st == MT_FAILED) return NULL;
   const program *p = &R->r->prog;
   const char *fac = DEF(R)->factions[LAY(R)->faction[c->args[0]]].id, *act = p->actions[c->action].name;
-  mt_game *g = mt_clone(R->g);
-  mt_game_set_log(g, NULL, NULL); /* what the copy plays is not narrated: only where it stopped is said */
-  g->v.fired = NULL;
-  vm_state *vs = g->v.vs;
-  /* within this phase: the one under way, or the one about to begin */
-  vs->stop_phase_end = vs->phase_rule;
-  if (vs->phase_rule < 0 && st == MT_PAUSED && vs->nframes > 0) {
-    uint32_t pc = (uint32_t)vs->frames[vs->nframes - 1].pc;
-    if (pc < p->ncode && p->code[pc] == OP_PHASE_BEGIN) memcpy(&vs->stop_phase_end, p->code + pc + 1, 4);
-  }
-  int phase = vs->stop_phase_end;
+  int phase;
+  mt_game *g = repl_forward_copy(R, &phase); /* within this phase: the one under way, or the one about to begin */
   strbuf taken = {0};
   int n = 0;
   uint64_t rng = R->bot_rng;

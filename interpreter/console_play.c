@@ -90,6 +90,29 @@ void repl_describe_pending(repl *R) {
   say(R, "%s decides: %s (rule %s)%s", d->faction, d->prompt, d->rule, d->secret ? " [secret]" : "");
 }
 
+/* The phase G is in, or about to begin when paused just before one: -1 between phases. */
+static int32_t phase_of(const mt_game *g) {
+  const vm_state *vs = g->v.vs;
+  const program *p = &g->r->prog;
+  int32_t ph = vs->phase_rule;
+  if (ph < 0 && vs->status == VM_PAUSED && vs->nframes > 0) {
+    uint32_t pc = (uint32_t)vs->frames[vs->nframes - 1].pc;
+    if (pc < p->ncode && p->code[pc] == OP_PHASE_BEGIN) memcpy(&ph, p->code + pc + 1, 4);
+  }
+  return ph;
+}
+
+/* A silent copy of the game that will stop at the end of this phase (the one under way, or the
+ * one about to begin): questions answered further on in the phase (why, legal) play on it. */
+mt_game *repl_forward_copy(repl *R, int *phase) {
+  mt_game *g = mt_clone(R->g);
+  mt_game_set_log(g, NULL, NULL); /* what the copy plays is not narrated: only where it stopped is said */
+  g->v.fired = NULL;
+  g->v.vs->stop_phase_end = phase_of(g);
+  if (phase) *phase = g->v.vs->stop_phase_end;
+  return g;
+}
+
 int repl_cmd_run(repl *R, int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : "step";
   vm_state *vs = R->g->v.vs;
@@ -109,13 +132,7 @@ int repl_cmd_run(repl *R, int argc, char **argv) {
       return -1;
     }
   } else if (!strcmp(what, "phase")) {
-    vs->stop_phase_end = vs->phase_rule;
-    if (vs->phase_rule < 0 && st == MT_PAUSED && vs->nframes > 0) {
-      /* paused just before a phase begins: run that whole phase */
-      uint32_t pc = (uint32_t)vs->frames[vs->nframes - 1].pc;
-      const program *p = &R->r->prog;
-      if (pc < p->ncode && p->code[pc] == OP_PHASE_BEGIN) memcpy(&vs->stop_phase_end, p->code + pc + 1, 4);
-    }
+    vs->stop_phase_end = phase_of(R->g); /* paused just before a phase begins: run that whole phase */
     if (vs->stop_phase_end < 0 || st == VM_IDLE) vs->stop_phase_end = -2; /* between phases, or a fresh game: play the next phase */
     if (st == VM_IDLE) {
       vm_start(&R->g->v); /* runs to the stop or a decision, which the bots then answer */
@@ -306,16 +323,7 @@ int repl_cmd_legal(repl *R, int argc, char **argv) {
   int st = mt_status(R->g);
   if (st == VM_IDLE || st == MT_FINISHED || st == MT_FAILED)
     return fail(R, st == MT_FINISHED ? "the game is over" : "no decision is pending (use 'phase ID' or 'run step')");
-  /* forward on a copy, through this phase */
-  mt_game *g = mt_clone(R->g);
-  mt_game_set_log(g, NULL, NULL);
-  g->v.fired = NULL;
-  vm_state *vs = g->v.vs;
-  vs->stop_phase_end = vs->phase_rule;
-  if (vs->phase_rule < 0 && st == MT_PAUSED && vs->nframes > 0) {
-    uint32_t pc = (uint32_t)vs->frames[vs->nframes - 1].pc;
-    if (pc < p->ncode && p->code[pc] == OP_PHASE_BEGIN) memcpy(&vs->stop_phase_end, p->code + pc + 1, 4);
-  }
+  mt_game *g = repl_forward_copy(R, NULL); /* forward on a copy, through this phase */
   if (d) say(R, "it is %s's decision now; ", d->faction);
   say(R, "%s, the passive policy answering the decisions before:", want >= 0 ? "when its turn comes" : "each faction when its turn comes");
   uint64_t shown = 0, rng = R->bot_rng;
