@@ -14,6 +14,7 @@
 #include "check.h"
 #include "data.h"
 #include "pack.h"
+#include "reads.h"
 
 void game_capture(void *ud, int level, const char *text) {
   (void)level;
@@ -110,6 +111,7 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
   if (so->lint && diag_errors(r->d) == 0) sema_lint(&r->prog, r->d, so->advanced);
   if (diag_errors(r->d) == 0) cg_compile(&r->prog, r->d);
   if (diag_errors(r->d) == 0) vm_verify(&r->prog, r->d);
+  if (diag_errors(r->d) == 0) vm_reads_build(&r->prog);
   if (diag_errors(r->d) > 0) {
     mt_rules_free(r);
     return NULL;

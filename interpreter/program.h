@@ -243,6 +243,10 @@ typedef struct program {
   resume_point *resume; int nresume, capresume; /* sorted by pc (verify.c) */
   int32_t *resume_kinds; size_t nresume_kinds, capresume_kinds;
   int nverified;          /* functions verified (those compiled later for queries never suspend) */
+  uint32_t *reads_fixed;  /* reads.c: per function, the RD_* parts of the state it reads */
+  uint64_t *reads_vars;   /*   and the variables, reads_words words per function */
+  size_t reads_words;
+  int nreads;             /* functions with read sets (those compiled later read anything) */
 } program;
 
 /* resolve.c: builds the registry from the parsed files.  VARIANTS names the

@@ -42,6 +42,8 @@ void sema_free(program *p) {
   for (int i = 0; i < p->nfuncs; i++) mt_free((void *)(uintptr_t)p->funcs[i].what);
   mt_free(p->funcs);
   mt_free(p->sup_row);
+  mt_free(p->reads_fixed);
+  mt_free(p->reads_vars);
   mt_free(p->sup_bits);
   mt_free(p->consts);
   mt_free(p->enums);

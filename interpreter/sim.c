@@ -24,12 +24,15 @@
 
 #include "bots.h"
 #include "game.h"
+#include "reads.h"
 
-/* The engine's own invariants; the first violation is described in OUT. */
-static bool engine_invariants(mt_game *g, strbuf *out) {
+/* The engine's own invariants; the first violation is described in OUT.
+ * Only the parts W saw change are checked again (tokens, cards). */
+static bool engine_invariants(mt_game *g, const vm_watch *w, strbuf *out) {
   const board_layout *L = g->L;
   const board_def *def = g->r->def;
   const unsigned char *st = g->v.st;
+  if (!(w->changed_fixed & (RD_TOKENS | RD_ALL))) goto piles;
   long totals[BOARD_MAX_FACTIONS * BOARD_MAX_KINDS];
   int neg_loc = -1, neg_slot = -1;
   bool sound = board_slot_totals(L, st, totals, &neg_loc, &neg_slot);
@@ -55,6 +58,8 @@ static bool engine_invariants(mt_game *g, strbuf *out) {
       }
     }
   }
+piles:
+  if (!(w->changed_fixed & (RD_CARDS | RD_ALL))) return true;
   int bad;
   switch (board_check_piles(L, st, &bad)) {
   case 0: return true;
@@ -64,12 +69,20 @@ static bool engine_invariants(mt_game *g, strbuf *out) {
   }
 }
 
-static bool rule_invariants(mt_game *g, strbuf *out) {
+/* The rules' invariants.  W remembers which held at the last check and the
+ * state then: an invariant that held, and reads nothing that has changed
+ * since (reads.c), is not evaluated again. */
+static bool rule_invariants(mt_game *g, vm_watch *w, strbuf *out) {
   const program *p = &g->r->prog;
   vm_memo_reset(&g->v);
   for (int i = 0; i < p->ninvariants; i++) {
     const invariant_rec *iv = &p->invariants[i];
-    if (!vm_rule_active(&g->v, iv->rule)) continue;
+    if (!vm_rule_active(&g->v, iv->rule)) {
+      w->held[i] = 0;
+      continue;
+    }
+    if (w->held[i] && !vm_watch_stale(w, p, iv->fn)) continue;
+    w->held[i] = 0;
     int64_t ok = 0;
     strbuf err = {0};
     if (!vm_eval(&g->v, iv->fn, NULL, 0, &ok, &err)) {
@@ -81,7 +94,17 @@ static bool rule_invariants(mt_game *g, strbuf *out) {
       sb_printf(out, "invariant of rule %s failed: %s", p->rules[iv->rule].id, iv->text);
       return false;
     }
+    w->held[i] = 1;
   }
+  return true;
+}
+
+/* Every invariant, the engine's and the rules', of the position after a
+ * step; W is then told the position they held in. */
+static bool invariants(mt_game *g, vm_watch *w, strbuf *out) {
+  vm_watch_diff(w, &g->v);
+  if (!engine_invariants(g, w, out) || !rule_invariants(g, w, out)) return false;
+  vm_watch_commit(w, &g->v);
   return true;
 }
 
@@ -140,6 +163,8 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
     return;
   }
   mt_set_work_budget(g, o->work_budget);
+  vm_watch inv = {0};
+  vm_watch_reset(&inv, &g->v, r->prog.ninvariants);
   uint64_t bot = seed ^ 0x626f74ull;
   strbuf why = {0};
   long step = 0;
@@ -147,7 +172,7 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
   bool bad = false;
   while (!bad) {
     PROF_MARK(0);
-    if (!o->unchecked && (!engine_invariants(g, &why) || !rule_invariants(g, &why))) {
+    if (!o->unchecked && !invariants(g, &inv, &why)) {
       bad = true;
       break;
     }
@@ -195,6 +220,7 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
             (unsigned long long)g->v.steps, (unsigned long long)mt_decision_work_peak(g));
   }
   sb_free(&why);
+  vm_watch_free(&inv);
   mt_game_free(g);
 }
 
