@@ -273,6 +273,7 @@ static mt_game *game_take(const mt_rules *r, board_layout *L, unsigned char *st)
   g->size = L->size;
   g->block = st;
   bind(g);
+  g->v.vcache = vm_vcache_new(&r->prog, L); /* shared with the clones, like the layout */
   return g;
 }
 
@@ -353,9 +354,12 @@ static bool init_rule_vars(mt_game *g, char *err, size_t errlen) {
 
 void mt_game_free(mt_game *g) {
   if (!g) return;
-  if (g->owns_layout) board_layout_free(g->L);
-  else if (g->layout_ref && --*g->layout_ref == 0) {
+  if (g->owns_layout) {
     board_layout_free(g->L);
+    vm_vcache_free(g->v.vcache);
+  } else if (g->layout_ref && --*g->layout_ref == 0) {
+    board_layout_free(g->L);
+    vm_vcache_free(g->v.vcache);
     mt_free(g->layout_ref);
   }
   mt_free(g->block);

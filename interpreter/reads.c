@@ -129,6 +129,61 @@ void vm_reads_build(program *p) {
   mt_free(edges);
 }
 
+bool vm_reads_cacheable(const program *p, int fn) {
+  if (fn < 0 || fn >= p->nreads || !p->funcs[fn].memo || p->funcs[fn].kind != FN_PURE) return false;
+  if (p->funcs[fn].nparams > MAX_PARAMS || p->reads_fixed[fn] & ~(uint32_t)RD_CANCEL) return false;
+  const func_rec *fr = &p->funcs[fn];
+  for (uint32_t pc = fr->start; pc < fr->end && pc < p->ncode;) { /* its arguments stay as they came */
+    uint8_t o = p->code[pc];
+    int32_t a = 0;
+    if (op_table[o].operands > 0) memcpy(&a, p->code + pc + 1, 4);
+    if (o == OP_STORE && a < fr->nparams) return false;
+    pc += 1 + 4u * (uint32_t)op_table[o].operands;
+  }
+  return true;
+}
+
+vm_vcache *vm_vcache_new(const program *p, const board_layout *L) {
+  vm_vcache *c = NULL;
+  for (int fn = 0; fn < p->nreads; fn++) {
+    if (!vm_reads_cacheable(p, fn)) continue;
+    const uint64_t *row = p->reads_vars + (size_t)fn * p->reads_words;
+    vm_vc_region reg[VM_VC_REGIONS];
+    int n = 0;
+    size_t bytes = 0;
+    bool fits = true;
+    for (int i = 0; i < L->nvars && fits; i++) {
+      if (!((size_t)i / 64 < p->reads_words && row[i / 64] >> (i % 64) & 1u)) continue;
+      size_t end = i + 1 < L->nvars ? L->var_off[i + 1] : L->off_ext;
+      bytes += end - L->var_off[i];
+      fits = n < VM_VC_REGIONS && bytes <= VM_VC_BYTES;
+      if (fits) reg[n++] = (vm_vc_region){(uint32_t)L->var_off[i], (uint32_t)(end - L->var_off[i])};
+    }
+    if (!fits) continue;
+    if (!c) {
+      c = mt_calloc(1, sizeof *c);
+      c->nfuncs = p->nreads;
+      c->nreg = mt_alloc((size_t)p->nreads);
+      memset(c->nreg, -1, (size_t)p->nreads);
+      c->cancel = mt_calloc((size_t)p->nreads, sizeof *c->cancel);
+      c->reg = mt_calloc((size_t)p->nreads * VM_VC_REGIONS, sizeof *c->reg);
+      for (int k = 0; k < VM_VCACHE; k++) c->e[k].fn = -1;
+    }
+    c->nreg[fn] = (int8_t)n;
+    c->cancel[fn] = (p->reads_fixed[fn] & RD_CANCEL) != 0;
+    memcpy(c->reg + (size_t)fn * VM_VC_REGIONS, reg, (size_t)n * sizeof *reg);
+  }
+  return c;
+}
+
+void vm_vcache_free(vm_vcache *c) {
+  if (!c) return;
+  mt_free(c->nreg);
+  mt_free(c->cancel);
+  mt_free(c->reg);
+  mt_free(c);
+}
+
 /* ---- the watch ------------------------------------------------------------ */
 
 void vm_watch_free(vm_watch *w) {

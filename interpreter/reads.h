@@ -18,6 +18,15 @@ enum {
 /* Fills P->reads_*: for each function, what it and every function it calls
  * read.  Functions compiled afterwards (console queries) count as RD_ALL. */
 void vm_reads_build(program *p);
+/* Whether function FN may be cached by content (vm_vcache): a value's
+ * dispatcher that reads only variables (and cancellations) and never assigns
+ * to its parameters. */
+bool vm_reads_cacheable(const program *p, int fn);
+
+/* A value cache for programs P over layout L (vm.h), or NULL when no value
+ * of P can be cached. */
+vm_vcache *vm_vcache_new(const program *p, const board_layout *L);
+void vm_vcache_free(vm_vcache *c);
 
 typedef struct vm_watch {
   const board_layout *L;

@@ -337,6 +337,33 @@ static void cycle_text(const vm *v, strbuf *out) {
   for (int i = 0; i < ne; i++) sb_printf(out, "%s'%s'", i == 0 ? "" : i + 1 == ne ? " and " : ", ", p->events[events[i]].name);
 }
 
+/* The value cache (vm.h): an entry's slot, and whether the state still holds
+ * the bytes the entry was computed from. */
+static inline int vc_slot(int fn, const int64_t *args, int n) {
+  uint64_t h = (uint64_t)(uint32_t)fn * 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < n; i++) h = (h ^ (uint64_t)args[i]) * 0x100000001b3ull;
+  return (int)(h >> 40) & (VM_VCACHE - 1);
+}
+
+static inline bool vc_same(const vm_vcache *c, int fn, const vm_vc_entry *e, const unsigned char *st) {
+  const vm_vc_region *r = c->reg + (size_t)fn * VM_VC_REGIONS;
+  uint32_t at = 0;
+  for (int i = 0; i < c->nreg[fn]; i++) {
+    if (memcmp(e->bytes + at, st + r[i].off, r[i].len) != 0) return false;
+    at += r[i].len;
+  }
+  return true;
+}
+
+static void vc_take(const vm_vcache *c, int fn, vm_vc_entry *e, const unsigned char *st) {
+  const vm_vc_region *r = c->reg + (size_t)fn * VM_VC_REGIONS;
+  uint32_t at = 0;
+  for (int i = 0; i < c->nreg[fn]; i++) {
+    memcpy(e->bytes + at, st + r[i].off, r[i].len);
+    at += r[i].len;
+  }
+}
+
 #if defined(__GNUC__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wpedantic" /* computed goto is a GNU extension */
@@ -495,7 +522,20 @@ dispatch:
     int fn = A_, n = B_;
     const func_rec *f = &p->funcs[fn];
     int memo_slot = -1;
-    if (R->scratch && f->memo && v->memo && n <= MAX_PARAMS) {
+    vm_vcache *vc = v->vcache;
+    if (vc && fn < vc->nfuncs && vc->nreg[fn] >= 0 && (!vc->cancel[fn] || vs->ncancel == 0)) {
+      int slot = vc_slot(fn, S + sp - n, n);
+      const vm_vc_entry *e = &vc->e[slot];
+      if (e->fn == fn && e->nargs == n && (n == 0 || memcmp(e->args, S + sp - n, (size_t)n * sizeof *S) == 0) &&
+          vc_same(vc, fn, e, v->st)) {
+        vc->hits++;
+        sp -= n;
+        PUSH(e->result);
+        DISPATCH();
+      }
+      vc->misses++;
+      memo_slot = VM_MEMO + slot; /* remembered on return */
+    } else if (R->scratch && f->memo && v->memo && n <= MAX_PARAMS) {
       uint64_t h = (uint64_t)(uint32_t)fn * 0x9e3779b97f4a7c15ull;
       for (int i = 0; i < n; i++) h = (h ^ (uint64_t)S[sp - n + i]) * 0x100000001b3ull;
       memo_slot = (int)(h >> 52) & (VM_MEMO - 1);
@@ -521,7 +561,15 @@ dispatch:
   }
   CASE(RET) {
     x = POP();
-    if (F->pad >= 0 && R->scratch) { /* remember a value's result for this epoch */
+    if (F->pad >= VM_MEMO) { /* remember a value's result with the bytes it read */
+      vm_vc_entry *e = &v->vcache->e[F->pad - VM_MEMO];
+      const func_rec *f = &p->funcs[F->fn];
+      e->fn = F->fn;
+      e->nargs = f->nparams;
+      memcpy(e->args, S + F->base, (size_t)f->nparams * sizeof *S);
+      e->result = x;
+      vc_take(v->vcache, F->fn, e, v->st);
+    } else if (F->pad >= 0 && R->scratch) { /* remember a value's result for this epoch */
       vm_memo *m = &v->memo[F->pad];
       const func_rec *f = &p->funcs[F->fn];
       m->epoch = v->memo_epoch;

@@ -68,6 +68,33 @@ typedef struct vm_memo {
   int64_t result;
 } vm_memo;
 
+/* Values cached across decisions (reads.c builds it, the VM fills and
+ * consults it): a value dispatcher whose read set is a few small variables
+ * (and perhaps the cancellations) keeps its result with a copy of the bytes
+ * it read; the result is reused while those bytes are unchanged -- compared
+ * by content, so no write path has to say what it wrote.  One cache serves a
+ * game and its clones (the same program and layout). */
+#define VM_VCACHE 1024 /* entries, a power of two */
+#define VM_VC_BYTES 64 /* state bytes an entry may compare */
+#define VM_VC_REGIONS 4
+typedef struct vm_vc_entry {
+  int32_t fn, nargs;
+  int64_t args[MAX_PARAMS];
+  int64_t result;
+  uint8_t bytes[VM_VC_BYTES];
+} vm_vc_entry;
+typedef struct vm_vc_region {
+  uint32_t off, len;
+} vm_vc_region;
+typedef struct vm_vcache {
+  int nfuncs;
+  int8_t *nreg;            /* per function: its regions (VM_VC_REGIONS at most), or -1: not cached */
+  bool *cancel;            /* it reads the cancellations: cached only while none is in force */
+  vm_vc_region *reg;       /* nfuncs * VM_VC_REGIONS */
+  uint64_t hits, misses;
+  vm_vc_entry e[VM_VCACHE];
+} vm_vcache;
+
 /* Work accounting for one decision: while COUNTING, every pure evaluation
  * (vm_eval) is charged to USED and may spend at most LIMIT - USED, so the
  * listing and sampling of one decision's answers is bounded in all, however
@@ -95,6 +122,7 @@ typedef struct vm {
   int guard_failed;
   uint64_t steps;
   vm_memo *memo;       /* VM_MEMO entries, allocated on first use */
+  vm_vcache *vcache;   /* values cached across decisions, or NULL (owned by the game, shared by its clones) */
   char logbuf[1024];   /* narration is formatted here */
   void (*fired)(void *ud, int fn); /* told of every rule code the game runs (triggers, steps, effects); may be NULL */
   void *fired_ud;
