@@ -1437,7 +1437,7 @@ static void disasm_fn(const program *p, const diag *d, int fn, strbuf *out) {
   const func_rec *f = &p->funcs[fn];
   sb_printf(out, "function %d: %s (rule %s, %d params, %d locals, %s)\n", fn, f->what,
             f->rule >= 0 ? p->rules[f->rule].id : "-", f->nparams, f->nlocals, f->kind == FN_PURE ? "pure" : "effects");
-  uint32_t last_line = 0, last_file = DIAG_NOFILE;
+  uint32_t last_line = 0, last_file = DIAG_NOFILE, fused_to = 0;
   for (uint32_t pc = f->start; pc < f->end;) {
     mt_span sp = cg_span_at(p, pc);
     if (sp.file != DIAG_NOFILE) {
@@ -1455,14 +1455,17 @@ static void disasm_fn(const program *p, const diag *d, int fn, strbuf *out) {
     }
     uint8_t o = p->code[pc];
     const op_info *oi = &op_table[o < OP__COUNT ? o : 0];
-    sb_printf(out, "  %6u  %-13s", pc, oi->name);
+    /* the instructions a superinstruction runs along with its first (fuse.c) are marked `|` */
+    sb_printf(out, "  %6u  %s%-*s", pc, pc < fused_to ? "| " : "", pc < fused_to ? 11 : 13, oi->name);
+    if (cg_fused_len(o)) fused_to = pc + cg_fused_len(o);
     int32_t a = 0, b = 0;
     if (oi->operands >= 1) memcpy(&a, p->code + pc + 1, 4);
     if (oi->operands >= 2) memcpy(&b, p->code + pc + 5, 4);
     if (oi->operands >= 1) sb_printf(out, " %d", a);
     if (oi->operands >= 2) sb_printf(out, " %d", b);
     if ((o == OP_CALL) && a >= 0 && a < p->nfuncs) sb_printf(out, "    ; %s", p->funcs[a].what);
-    if ((o == OP_RULE_ACTIVE || o == OP_RULE_TRY) && a >= 0 && a < p->nrules) sb_printf(out, "    ; %s", p->rules[a].id);
+    if ((o == OP_RULE_ACTIVE || o == OP_RULE_TRY || o == OP_F_RULE_JF) && a >= 0 && a < p->nrules)
+      sb_printf(out, "    ; %s", p->rules[a].id);
     if (o == OP_BUILTIN && a >= 0 && a < BI__COUNT) sb_printf(out, "    ; %s", sema_builtins[a].name);
     if ((o == OP_VAR_GET || o == OP_VAR_SET) && a >= 0 && a < p->nvars) sb_printf(out, "    ; %s", p->vars[a].name);
     sb_putc(out, '\n');

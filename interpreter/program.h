@@ -257,6 +257,7 @@ typedef struct sema_options {
   int nvariants;
   bool advanced;
   bool lint;     /* sema_lint after the checks (mentat check) */
+  bool plain;    /* no superinstructions (fuse.c): the code as compiled */
 } sema_options;
 void sema_init(program *p, const board_def *def);
 void sema_free(program *p);
@@ -272,6 +273,10 @@ bool sema_check(program *p, diag *d, arena *a);
  * a rule out of the ruleset, a Basic rule reading an Advanced-only name). */
 void sema_lint(const program *p, diag *d, bool advanced);
 bool cg_compile(program *p, diag *d);
+/* fuse.c: superinstructions over the verified code (run after vm_verify). */
+void cg_fuse(program *p);
+/* The bytes a fused opcode's sequence spans (0: OP is not fused). */
+uint32_t cg_fused_len(uint8_t op);
 /* WANT: the type expected (guides names such as enum values), or TY_ERROR. */
 int sema_check_expr(program *p, diag *d, arena *a, node *e, int want, int *nslots);
 /* Compiles one checked expression into a new pure function whose locals

@@ -262,6 +262,13 @@ bool vm_watch_stale(const vm_watch *w, const program *p, int fn) {
 }
 
 void vm_watch_commit(vm_watch *w, const vm *v) {
-  memcpy(w->prev, v->st, w->size);
+  const board_layout *L = v->L;
+  /* the variables, the tokens, cards and leaders, and the cancellations: not the VM's frames and stack */
+  memcpy(w->prev + L->off_vars, v->st + L->off_vars, L->off_ext - L->off_vars);
+  memcpy(w->prev + L->off_stacks, v->st + L->off_stacks, L->size - L->off_stacks);
+  uintptr_t vs_off = (uintptr_t)((const unsigned char *)v->vs - v->st);
+  vm_state *pv = (vm_state *)(void *)(w->prev + vs_off);
+  pv->ncancel = v->vs->ncancel;
+  memcpy(pv->cancel, v->vs->cancel, (size_t)v->vs->ncancel * sizeof *pv->cancel);
   w->primed = true;
 }

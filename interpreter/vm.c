@@ -274,9 +274,20 @@ static int var_index(vm *v, const var_rec *vr, const int64_t *args, int *inst, i
 /* Build with -DMT_PROFILE to count the instructions each function executes;
  * vm_profile_report prints the heaviest (for tuning rules and the engine). */
 #ifdef MT_PROFILE
-static uint64_t prof_count[1 << 16];
-#define PROFILE() (prof_count[F->fn & 0xffff]++)
+static uint64_t prof_count[1 << 16], prof_ops[OP__COUNT];
+#define PROFILE() (prof_count[F->fn & 0xffff]++, prof_ops[code[pc]]++)
 void vm_profile_report(const program *p) {
+  uint64_t all = 0;
+  for (int o = 0; o < OP__COUNT; o++) all += prof_ops[o];
+  for (int k = 0; k < 16 && all; k++) { /* the opcodes executed most */
+    int best = 0;
+    for (int o = 1; o < OP__COUNT; o++)
+      if (prof_ops[o] > prof_ops[best]) best = o;
+    if (!prof_ops[best]) break;
+    fprintf(stderr, "%12llu  %5.1f%%  %s\n", (unsigned long long)prof_ops[best], 100.0 * (double)prof_ops[best] / (double)all,
+            op_table[best].name);
+    prof_ops[best] = 0;
+  }
   for (int k = 0; k < 40; k++) {
     int best = -1;
     for (int i = 0; i < p->nfuncs && i < (1 << 16); i++)
@@ -804,6 +815,30 @@ dispatch:
     DISPATCH();
   }
   CASE(GUARD_RESULT) NEED(1); PUSH(!v->guard_failed); v->guard_failed = 0; DISPATCH();
+  /* superinstructions (fuse.c): operands at their places in the original sequence */
+#define AT_(k) (memcpy(&b, code + ipc + (k), 4), b)
+  CASE(F_EQK_JT) pc = LOCAL(A_) == AT_(6) ? (uint32_t)AT_(12) : ipc + 16; DISPATCH();
+  CASE(F_EQK_JF) pc = LOCAL(A_) != AT_(6) ? (uint32_t)AT_(12) : ipc + 16; DISPATCH();
+  CASE(F_EQK) NEED(1); x = LOCAL(A_) == AT_(6); PUSH(x); pc = ipc + 11; DISPATCH();
+  CASE(F_SET_DROP) {
+    x = LOCAL(AT_(6));
+    LOCAL(AT_(13)) = (int64_t)((uint64_t)LOCAL(A_) & ~(x >= 0 && x < 64 ? 1ull << x : 0ull));
+    pc = ipc + 17;
+    DISPATCH();
+  }
+  CASE(F_FIRST_TO) x = LOCAL(A_); LOCAL(AT_(7)) = x ? __builtin_ctzll((unsigned long long)x) : -1; pc = ipc + 11; DISPATCH();
+  CASE(F_RULE_JF) {
+    const rule_rec *rr = &p->rules[A_];
+    bool on = vs->ncancel == 0 ? !rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0)
+                               : vm_rule_active(v, a);
+    pc = on ? ipc + 10 : (uint32_t)AT_(6);
+    DISPATCH();
+  }
+  CASE(F_EQ_JT) y = POP(); x = POP(); pc = x == y ? (uint32_t)AT_(2) : ipc + 6; DISPATCH();
+  CASE(F_EQ_JF) y = POP(); x = POP(); pc = x != y ? (uint32_t)AT_(2) : ipc + 6; DISPATCH();
+  CASE(F_LOAD2) NEED(2); PUSH(LOCAL(A_)); PUSH(LOCAL(AT_(6))); pc = ipc + 10; DISPATCH();
+  CASE(F_STORE_LOAD) LOCAL(A_) = POP(); PUSH(LOCAL(AT_(6))); pc = ipc + 10; DISPATCH();
+#undef AT_
 #if !defined(__GNUC__)
   }
 #endif

@@ -568,8 +568,9 @@ static void decisions_have_a_work_budget(void **s) {
   assert_null(mt_decision_error(g));
   assert_int_equal(mt_legal(g, buf, 8), 0);
   const char *e = mt_decision_error(g);
+  /* the position is the instruction the budget ran out at: here the `1` of `== 1` */
   expect_in(e, "t.rules:5:14: error in rule 9 (t): red's decision (choose an action) ran out of work: "
-               "the guards of action pick at its last parameter and cost (rule 1, pick, at t.rules:2:11) used up the "
+               "the guards of action pick at its last parameter and cost (rule 1, pick, at t.rules:2:28) used up the "
                "work budget of 100000000 VM instructions");
   uint64_t rng = 3;
   assert_int_equal(mt_sample(g, test_rand, &rng, &buf[0]), 0); /* spent: sampling stops at once */
@@ -650,7 +651,8 @@ static void wide_ranges_are_intervals(void **s) {
   assert_int_equal(buf[0].args[1], 200000);
   assert_null(mt_decision_error(g));
   assert_int_equal(mt_legal(g, buf, 64), 0);
-  expect_in(mt_decision_error(g), "the guards of action far at its last parameter and cost (rule 1, far, at t.rules:2:11) "
+  /* the instruction the budget ran out at: the `1000` of `n / 1000` */
+  expect_in(mt_decision_error(g), "the guards of action far at its last parameter and cost (rule 1, far, at t.rules:2:15) "
                                   "used up the work budget of 20000000 VM instructions");
   mt_game_free(g);
   mt_rules_free(r);

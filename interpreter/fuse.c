@@ -1,0 +1,92 @@
+/* fuse.c -- superinstructions: the commonest instruction sequences of the
+ * compiled rules run as one dispatch.
+ *
+ * Runs once per rule set, after vm_verify and vm_reads_build have read the
+ * plain code.  A sequence is fused by overwriting its first opcode byte with
+ * a fused opcode (opcodes.def, F_*); every other byte stays, so the fused
+ * handler reads the operands where the compiler put them and continues after
+ * the sequence.  Nothing moves: jump targets, resume points, spans and the
+ * saved positions' program counters mean what they meant.  A sequence is
+ * fused only if no jump lands strictly inside it (a jump to its first
+ * instruction runs the fused form, which does the same).  Longer sequences
+ * are fused first; sequences never overlap.  Nothing here knows a rule. */
+#include <string.h>
+
+#include "opcodes.h"
+#include "program.h"
+#include "util.h"
+
+typedef struct pattern {
+  uint8_t fused;
+  int n;
+  uint8_t ops[5];
+} pattern;
+
+/* in the order they are tried: longest first */
+static const pattern patterns[] = {
+    {OP_F_SET_DROP, 5, {OP_LOAD, OP_LOAD, OP_SET_SINGLE, OP_SET_DIFF, OP_STORE}},
+    {OP_F_EQK_JT, 4, {OP_LOAD, OP_PUSH_INT, OP_EQ, OP_JUMP_TRUE}},
+    {OP_F_EQK_JF, 4, {OP_LOAD, OP_PUSH_INT, OP_EQ, OP_JUMP_FALSE}},
+    {OP_F_EQK, 3, {OP_LOAD, OP_PUSH_INT, OP_EQ}},
+    {OP_F_FIRST_TO, 3, {OP_LOAD, OP_SET_FIRST, OP_STORE}},
+    {OP_F_RULE_JF, 2, {OP_RULE_ACTIVE, OP_JUMP_FALSE}},
+    {OP_F_EQ_JT, 2, {OP_EQ, OP_JUMP_TRUE}},
+    {OP_F_EQ_JF, 2, {OP_EQ, OP_JUMP_FALSE}},
+    {OP_F_LOAD2, 2, {OP_LOAD, OP_LOAD}},
+    {OP_F_STORE_LOAD, 2, {OP_STORE, OP_LOAD}},
+};
+
+static uint32_t len_of(uint8_t o) { return 1 + 4u * (uint32_t)op_table[o].operands; }
+
+uint32_t cg_fused_len(uint8_t op) {
+  for (size_t k = 0; k < sizeof patterns / sizeof *patterns; k++)
+    if (patterns[k].fused == op) {
+      uint32_t n = 0;
+      for (int i = 0; i < patterns[k].n; i++) n += len_of(patterns[k].ops[i]);
+      return n;
+    }
+  return 0;
+}
+
+void cg_fuse(program *p) {
+  uint32_t n = p->ncode;
+  /* instruction starts, jump targets, and what is already fused */
+  uint8_t *start = mt_calloc((size_t)n + 1, 1), *target = mt_calloc((size_t)n + 1, 1), *taken = mt_calloc((size_t)n + 1, 1);
+  for (int f = 0; f < p->nfuncs; f++)
+    for (uint32_t pc = p->funcs[f].start; pc < p->funcs[f].end && pc < n;) {
+      uint8_t o = p->code[pc];
+      if (o >= OP__COUNT || pc + len_of(o) > n) break;
+      start[pc] = 1;
+      int32_t a = 0, b = 0;
+      if (op_table[o].operands > 0) memcpy(&a, p->code + pc + 1, 4);
+      if (op_table[o].operands > 1) memcpy(&b, p->code + pc + 5, 4);
+      if ((o == OP_JUMP || o == OP_JUMP_FALSE || o == OP_JUMP_TRUE || o == OP_AND_JUMP || o == OP_OR_JUMP) && a >= 0 &&
+          (uint32_t)a < n)
+        target[a] = 1;
+      if (o == OP_PHASE_BEGIN && b >= 0 && (uint32_t)b < n) target[b] = 1;
+      pc += len_of(o);
+    }
+  for (int i = 0; i < p->nresume; i++)
+    if (p->resume[i].pc < n) target[p->resume[i].pc] = 1;
+  for (size_t k = 0; k < sizeof patterns / sizeof *patterns; k++) {
+    const pattern *pt = &patterns[k];
+    for (int f = 0; f < p->nfuncs; f++) {
+      uint32_t end = p->funcs[f].end < n ? p->funcs[f].end : n;
+      for (uint32_t pc = p->funcs[f].start; pc < end; pc++) {
+        if (!start[pc] || taken[pc]) continue;
+        uint32_t at = pc;
+        bool ok = true;
+        for (int i = 0; i < pt->n && ok; i++) {
+          ok = at < end && start[at] && !taken[at] && p->code[at] == pt->ops[i] && (i == 0 || !target[at]);
+          if (ok) at += len_of(pt->ops[i]);
+        }
+        if (!ok) continue;
+        for (uint32_t q = pc; q < at; q++) taken[q] = 1;
+        p->code[pc] = pt->fused;
+      }
+    }
+  }
+  mt_free(start);
+  mt_free(target);
+  mt_free(taken);
+}
