@@ -50,13 +50,17 @@ uint32_t cg_fused_len(uint8_t op) {
 
 void cg_fuse(program *p) {
   uint32_t n = p->ncode;
-  /* instruction starts, jump targets, and what is already fused */
-  uint8_t *start = mt_calloc((size_t)n + 1, 1), *target = mt_calloc((size_t)n + 1, 1), *taken = mt_calloc((size_t)n + 1, 1);
-  for (int f = 0; f < p->nfuncs; f++)
+  /* the instructions of every function (as code offsets), where jumps land, and what is fused */
+  uint32_t *ins = NULL;
+  size_t nins = 0, capins = 0;
+  uint8_t *target = mt_calloc((size_t)n + 1, 1), *taken = mt_calloc((size_t)n + 1, 1);
+  int *fn_first = mt_calloc((size_t)p->nfuncs + 1, sizeof *fn_first);
+  for (int f = 0; f < p->nfuncs; f++) {
+    fn_first[f] = (int)nins;
     for (uint32_t pc = p->funcs[f].start; pc < p->funcs[f].end && pc < n;) {
       uint8_t o = p->code[pc];
       if (o >= OP__COUNT || pc + len_of(o) > n) break;
-      start[pc] = 1;
+      VEC_PUSH(ins, nins, capins, pc);
       int32_t a = 0, b = 0;
       if (op_table[o].operands > 0) memcpy(&a, p->code + pc + 1, 4);
       if (op_table[o].operands > 1) memcpy(&b, p->code + pc + 5, 4);
@@ -66,27 +70,27 @@ void cg_fuse(program *p) {
       if (o == OP_PHASE_BEGIN && b >= 0 && (uint32_t)b < n) target[b] = 1;
       pc += len_of(o);
     }
+  }
+  fn_first[p->nfuncs] = (int)nins;
   for (int i = 0; i < p->nresume; i++)
     if (p->resume[i].pc < n) target[p->resume[i].pc] = 1;
   for (size_t k = 0; k < sizeof patterns / sizeof *patterns; k++) {
     const pattern *pt = &patterns[k];
-    for (int f = 0; f < p->nfuncs; f++) {
-      uint32_t end = p->funcs[f].end < n ? p->funcs[f].end : n;
-      for (uint32_t pc = p->funcs[f].start; pc < end; pc++) {
-        if (!start[pc] || taken[pc]) continue;
-        uint32_t at = pc;
+    for (int f = 0; f < p->nfuncs; f++)
+      for (int i = fn_first[f]; i + pt->n <= fn_first[f + 1]; i++) {
         bool ok = true;
-        for (int i = 0; i < pt->n && ok; i++) {
-          ok = at < end && start[at] && !taken[at] && p->code[at] == pt->ops[i] && (i == 0 || !target[at]);
-          if (ok) at += len_of(pt->ops[i]);
+        for (int j = 0; j < pt->n && ok; j++) {
+          uint32_t at = ins[i + j];
+          ok = !taken[at] && p->code[at] == pt->ops[j] && (j == 0 || !target[at]);
         }
         if (!ok) continue;
-        for (uint32_t q = pc; q < at; q++) taken[q] = 1;
-        p->code[pc] = pt->fused;
+        for (int j = 0; j < pt->n; j++) taken[ins[i + j]] = 1;
+        p->code[ins[i]] = pt->fused;
+        i += pt->n - 1;
       }
-    }
   }
-  mt_free(start);
+  mt_free(ins);
+  mt_free(fn_first);
   mt_free(target);
   mt_free(taken);
 }

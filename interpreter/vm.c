@@ -359,8 +359,13 @@ static inline int vc_slot(int fn, const int64_t *args, int n) {
 static inline bool vc_same(const vm_vcache *c, int fn, const vm_vc_entry *e, const unsigned char *st) {
   const vm_vc_region *r = c->reg + (size_t)fn * VM_VC_REGIONS;
   uint32_t at = 0;
-  for (int i = 0; i < c->nreg[fn]; i++) {
-    if (memcmp(e->bytes + at, st + r[i].off, r[i].len) != 0) return false;
+  for (int i = 0; i < c->nreg[fn]; i++) { /* a few words: compared inline, not by a call */
+    for (uint32_t k = 0; k < r[i].len; k += 4) {
+      uint32_t x1, x2;
+      memcpy(&x1, e->bytes + at + k, 4);
+      memcpy(&x2, st + r[i].off + k, 4);
+      if (x1 != x2) return false;
+    }
     at += r[i].len;
   }
   return true;
@@ -537,8 +542,9 @@ dispatch:
     if (vc && fn < vc->nfuncs && vc->nreg[fn] >= 0 && (!vc->cancel[fn] || vs->ncancel == 0)) {
       int slot = vc_slot(fn, S + sp - n, n);
       const vm_vc_entry *e = &vc->e[slot];
-      if (e->fn == fn && e->nargs == n && (n == 0 || memcmp(e->args, S + sp - n, (size_t)n * sizeof *S) == 0) &&
-          vc_same(vc, fn, e, v->st)) {
+      bool same = e->fn == fn && e->nargs == n;
+      for (int i = 0; i < n && same; i++) same = e->args[i] == S[sp - n + i];
+      if (same && vc_same(vc, fn, e, v->st)) {
         vc->hits++;
         sp -= n;
         PUSH(e->result);
