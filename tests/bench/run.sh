@@ -10,6 +10,9 @@ t1=$(date +%s%N)
 echo "== load and compile the standard pack: $(( (t1 - t0) / 1000000 )) ms"
 cc -O2 -Iinterpreter tests/bench/bench_clone.c "$BUILD/libmentat.a" $(pkg-config --libs yaml-0.1) -lm -o "$BUILD/bench_clone"
 echo "== $("$BUILD/bench_clone" .)"
+cc -O2 -Iinterpreter tests/bench/bench_kernels.c "$BUILD/libmentat.a" $(pkg-config --libs yaml-0.1) -lm -o "$BUILD/bench_kernels"
+echo "== hot kernels, per call, CPU time: hand-written C over the board API against the VM (target: 3x or less)"
+"$BUILD/bench_kernels" .
 echo "== 6-faction Basic games, random bots (level by level), one core:"
 "$BUILD/mentat" simulate --games 1000 --seed 1
 echo "== the same games without the invariant checks (--no-invariants, for balance runs):"
