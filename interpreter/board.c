@@ -86,6 +86,7 @@ void board_def_free(board_def *def) {
   mt_free(def->leaders);
   mt_free(def->area_dist);
   mt_free(def->sect_dist);
+  mt_free(def->sect_ready);
   mt_free(def);
 }
 
@@ -321,7 +322,14 @@ static void dist_from(const board_def *def, const int *src, int nsrc, uint32_t s
     section_bfs(def, src, nsrc, storm, blocked, dist);
     return;
   }
-  const uint8_t *tab = def->sect_dist + (size_t)t * (size_t)ns * (size_t)ns;
+  uint8_t *tab = def->sect_dist + (size_t)t * (size_t)ns * (size_t)ns;
+  for (int i = 0; i < nsrc; i++) { /* a row is searched the first time it is needed */
+    uint8_t *ready = def->sect_ready + (size_t)t * (size_t)ns + (size_t)src[i];
+    if (*ready) continue;
+    uint32_t st = t == 0 ? 0 : 1u << (t - 1);
+    section_bfs(def, &src[i], 1, st, 0, tab + (size_t)src[i] * (size_t)ns);
+    *ready = 1;
+  }
   memcpy(dist, tab + (size_t)src[0] * (size_t)ns, (size_t)ns);
   for (int i = 1; i < nsrc; i++) {
     const uint8_t *row = tab + (size_t)src[i] * (size_t)ns;
@@ -391,9 +399,11 @@ int board_section_distance(const board_def *def, int from, int to_area, uint32_t
   return dist_to_area(def, dist, to_area);
 }
 
-/* Area-level all-pairs distances, and section distances for "no storm" and
- * for a storm in each single sector: (nsectors+1) * nsections^2 bytes
- * (19 * 86 * 86 = 140 KB for the base map), computed once at load. */
+/* Area-level all-pairs distances, computed at load, and room for the section
+ * distances for "no storm" and for a storm in each single sector: (nsectors+1)
+ * * nsections^2 bytes (19 * 86 * 86 = 140 KB for the base map), each row
+ * searched the first time a move from that section under that storm is
+ * judged (dist_from). */
 void board_def_finish(board_def *def) {
   int na = def->nareas, ns = def->nsections;
   mt_free(def->area_dist);
@@ -419,11 +429,8 @@ void board_def_finish(board_def *def) {
   if (ns > 256) return; /* a table would pass 2 MB: search every time instead */
   size_t per = (size_t)ns * (size_t)ns;
   def->sect_dist = mt_alloc(per * (size_t)(def->nsectors + 1) + 1);
-  for (int k = 0; k <= def->nsectors; k++) {
-    uint32_t storm = k == 0 ? 0 : 1u << (k - 1);
-    for (int s = 0; s < ns; s++)
-      section_bfs(def, &s, 1, storm, 0, def->sect_dist + (size_t)k * per + (size_t)s * (size_t)ns);
-  }
+  mt_free(def->sect_ready);
+  def->sect_ready = mt_calloc((size_t)ns * (size_t)(def->nsectors + 1) + 1, 1); /* rows filled when first used */
 }
 
 /* ---- layout ------------------------------------------------------------------ */

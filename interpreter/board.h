@@ -215,6 +215,8 @@ struct board_def {
   bool finished;
   uint8_t *area_dist;    /* [a*nareas+b], storm-independent; 255 = unreachable */
   uint8_t *sect_dist;    /* [(storm+1)*ns*ns + s*ns + t] 0-1 distances; storm -1 = none */
+  uint8_t *sect_ready;   /* [(storm+1)*ns + s]: that row of sect_dist is filled (rows are filled on first
+                            use, through a const pointer: a cache, never seen to change; no threads) */
 };
 
 board_def *board_def_new(void);

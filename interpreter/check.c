@@ -33,6 +33,13 @@ typedef struct chk {
   fn_kind kind; /* what the current expression may do */
   int loops;
   int rule;
+  /* entity_const's answers by name: the same ids are looked up again and again */
+  struct ent_memo {
+    const char *name;
+    int n;
+    struct { int ty, idx; } found[8];
+  } ents[512];
+  int nents;
 } chk;
 
 static const char *const type_names[] = {"<error>", "int", "bool", "faction", "territory", "sector", "card",
@@ -331,26 +338,39 @@ static int action_list(chk *c, node *names) {
 
 
 /* Entity constants named NAME, preferring the expected type WANT. */
+/* Every kind of entity NAME names (a territory, a faction, a leader, ...). */
+static void entity_lookup(const board_def *def, const char *name, struct ent_memo *m) {
+  int k;
+  m->n = 0;
+  if ((k = board_area_index(def, name)) >= 0) m->found[m->n].ty = TY_TERRITORY, m->found[m->n++].idx = k;
+  if ((k = board_faction_index(def, name)) >= 0) m->found[m->n].ty = TY_FACTION, m->found[m->n++].idx = k;
+  if ((k = board_leader_index(def, name)) >= 0) m->found[m->n].ty = TY_LEADER, m->found[m->n++].idx = k;
+  if ((k = board_kind_index(def, name)) >= 0) m->found[m->n].ty = TY_KIND, m->found[m->n++].idx = k;
+  if ((k = board_pool_index(def, name)) >= 0) m->found[m->n].ty = TY_POOL, m->found[m->n++].idx = k;
+  if ((k = board_pile_index(def, name)) >= 0) m->found[m->n].ty = TY_PILENAME, m->found[m->n++].idx = k;
+  if ((k = board_tag_index(def, name)) >= 0) m->found[m->n].ty = TY_TAG, m->found[m->n++].idx = k;
+  if ((k = board_card_index(def, name)) >= 0) m->found[m->n].ty = TY_CARD, m->found[m->n++].idx = k;
+}
+
 static bool entity_const(chk *c, const char *name, int want, int *ty, int64_t *val) {
-  const board_def *def = c->def;
-  struct {
-    int ty, idx;
-  } found[8];
-  int n = 0, k;
-  if ((k = board_area_index(def, name)) >= 0) found[n].ty = TY_TERRITORY, found[n++].idx = k;
-  if ((k = board_faction_index(def, name)) >= 0) found[n].ty = TY_FACTION, found[n++].idx = k;
-  if ((k = board_leader_index(def, name)) >= 0) found[n].ty = TY_LEADER, found[n++].idx = k;
-  if ((k = board_kind_index(def, name)) >= 0) found[n].ty = TY_KIND, found[n++].idx = k;
-  if ((k = board_pool_index(def, name)) >= 0) found[n].ty = TY_POOL, found[n++].idx = k;
-  if ((k = board_pile_index(def, name)) >= 0) found[n].ty = TY_PILENAME, found[n++].idx = k;
-  if ((k = board_tag_index(def, name)) >= 0) found[n].ty = TY_TAG, found[n++].idx = k;
-  if ((k = board_card_index(def, name)) >= 0) found[n].ty = TY_CARD, found[n++].idx = k;
-  if (n == 0) return false;
+  uint32_t h = 2166136261u;
+  for (const char *q = name; *q; q++) h = (h ^ (uint8_t)*q) * 16777619u;
+  struct ent_memo *m = NULL, scratch;
+  uint32_t at = h & 511u;
+  while (c->ents[at].name && strcmp(c->ents[at].name, name) != 0) at = (at + 1) & 511u;
+  if (c->ents[at].name) {
+    m = &c->ents[at]; /* seen before */
+  } else {
+    m = c->nents < 384 ? &c->ents[at] : &scratch; /* past three quarters full: looked up each time */
+    entity_lookup(c->def, name, m);
+    if (m != &scratch) m->name = name, c->nents++;
+  }
+  if (m->n == 0) return false;
   int pick = 0;
-  for (int i = 0; i < n; i++)
-    if (found[i].ty == want) pick = i;
-  *ty = found[pick].ty;
-  *val = found[pick].idx;
+  for (int i = 0; i < m->n; i++)
+    if (m->found[i].ty == want) pick = i;
+  *ty = m->found[pick].ty;
+  *val = m->found[pick].idx;
   return true;
 }
 

@@ -8,8 +8,10 @@
  * the sequence.  Nothing moves: jump targets, resume points, spans and the
  * saved positions' program counters mean what they meant.  A sequence is
  * fused only if no jump lands strictly inside it (a jump to its first
- * instruction runs the fused form, which does the same).  Longer sequences
- * are fused first; sequences never overlap.  Nothing here knows a rule. */
+ * instruction runs the fused form, which does the same).  At each place the
+ * longest sequence is fused, and a pair gives way to a longer sequence that
+ * starts at its second instruction; sequences never overlap.  Nothing here
+ * knows a rule. */
 #include <string.h>
 
 #include "opcodes.h"
@@ -48,12 +50,27 @@ uint32_t cg_fused_len(uint8_t op) {
   return 0;
 }
 
+/* The first pattern of at least MIN instructions that matches the
+ * instructions from I (of those before LAST), with no jump into it. */
+static const pattern *match(const program *p, const uint32_t *ins, int i, int last, const uint8_t *target, int min) {
+  uint8_t o = p->code[ins[i]];
+  if (o != OP_LOAD && o != OP_STORE && o != OP_EQ && o != OP_RULE_ACTIVE) return NULL; /* no pattern starts otherwise */
+  for (size_t k = 0; k < sizeof patterns / sizeof *patterns; k++) {
+    const pattern *pt = &patterns[k];
+    if (pt->n < min || i + pt->n > last || p->code[ins[i]] != pt->ops[0]) continue;
+    bool ok = true;
+    for (int j = 1; j < pt->n && ok; j++) ok = p->code[ins[i + j]] == pt->ops[j] && !target[ins[i + j]];
+    if (ok) return pt;
+  }
+  return NULL;
+}
+
 void cg_fuse(program *p) {
   uint32_t n = p->ncode;
-  /* the instructions of every function (as code offsets), where jumps land, and what is fused */
+  /* the instructions of every function (as code offsets), and where jumps land */
   uint32_t *ins = NULL;
   size_t nins = 0, capins = 0;
-  uint8_t *target = mt_calloc((size_t)n + 1, 1), *taken = mt_calloc((size_t)n + 1, 1);
+  uint8_t *target = mt_calloc((size_t)n + 1, 1);
   int *fn_first = mt_calloc((size_t)p->nfuncs + 1, sizeof *fn_first);
   for (int f = 0; f < p->nfuncs; f++) {
     fn_first[f] = (int)nins;
@@ -74,23 +91,18 @@ void cg_fuse(program *p) {
   fn_first[p->nfuncs] = (int)nins;
   for (int i = 0; i < p->nresume; i++)
     if (p->resume[i].pc < n) target[p->resume[i].pc] = 1;
-  for (size_t k = 0; k < sizeof patterns / sizeof *patterns; k++) {
-    const pattern *pt = &patterns[k];
-    for (int f = 0; f < p->nfuncs; f++)
-      for (int i = fn_first[f]; i + pt->n <= fn_first[f + 1]; i++) {
-        bool ok = true;
-        for (int j = 0; j < pt->n && ok; j++) {
-          uint32_t at = ins[i + j];
-          ok = !taken[at] && p->code[at] == pt->ops[j] && (j == 0 || !target[at]);
-        }
-        if (!ok) continue;
-        for (int j = 0; j < pt->n; j++) taken[ins[i + j]] = 1;
-        p->code[ins[i]] = pt->fused;
-        i += pt->n - 1;
-      }
-  }
+  /* one pass: at each instruction the longest pattern that matches, except that a pair gives way
+   * to a longer pattern starting at its second instruction */
+  for (int f = 0; f < p->nfuncs; f++)
+    for (int i = fn_first[f]; i < fn_first[f + 1]; i++) {
+      int last = fn_first[f + 1];
+      const pattern *pt = match(p, ins, i, last, target, 0);
+      if (!pt) continue;
+      if (pt->n == 2 && i + 1 < last && match(p, ins, i + 1, last, target, 3)) continue;
+      p->code[ins[i]] = pt->fused;
+      i += pt->n - 1;
+    }
   mt_free(ins);
   mt_free(fn_first);
   mt_free(target);
-  mt_free(taken);
 }
