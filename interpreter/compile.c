@@ -135,6 +135,7 @@ static int new_func(cg *c, const char *what, int rule, fn_kind k, int nparams) {
   f.rule = rule;
   f.kind = k;
   f.nparams = nparams;
+  f.link = f.link_rule = -1;
   VEC_PUSH(c->p->funcs, c->p->nfuncs, c->p->capfuncs, f);
   return c->p->nfuncs - 1;
 }

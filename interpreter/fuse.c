@@ -1,5 +1,6 @@
 /* fuse.c -- superinstructions: the commonest instruction sequences of the
- * compiled rules run as one dispatch.
+ * compiled rules run as one dispatch; and values with a single definition
+ * called straight at it.
  *
  * Runs once per rule set, after vm_verify and vm_reads_build have read the
  * plain code.  A sequence is fused by overwriting its first opcode byte with
@@ -66,6 +67,19 @@ static const pattern *match(const program *p, const uint32_t *ins, int i, int la
 }
 
 void cg_fuse(program *p) {
+  /* direct calls: a value with one definition in play, unconditional, is called straight at its
+   * body while that definition's rule is in force (the VM's CALL; otherwise its dispatcher runs and
+   * reports that no definition applies) */
+  for (int i = 0; i < p->nvalues; i++) {
+    const value_rec *v = &p->values[i];
+    int live = -1, nlive = 0;
+    for (int k = 0; k < v->ndefs; k++)
+      if (!p->rules[v->defs[k].rule].disabled) live = k, nlive++;
+    if (nlive == 1 && v->defs[live].match_fn < 0 && v->defs[live].body_fn >= 0 && v->dispatch_fn >= 0) {
+      p->funcs[v->dispatch_fn].link = v->defs[live].body_fn;
+      p->funcs[v->dispatch_fn].link_rule = v->defs[live].rule;
+    }
+  }
   uint32_t n = p->ncode;
   /* the instructions of every function (as code offsets), and where jumps land */
   uint32_t *ins = NULL;

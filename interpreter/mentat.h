@@ -38,7 +38,7 @@ typedef struct mt_load {
                                       loaded first (a FILE among them only once), and every variant
                                       a FILE declares is applied, in file order, after VARIANTS */
   int lint;                        /* the warnings of `mentat check` too (sema_lint) */
-  int plain_code;                  /* no superinstructions: the bytecode as compiled (tests, disasm) */
+  int plain_code;                  /* no superinstructions or direct value calls (fuse.c): the bytecode as compiled */
 } mt_load;
 
 /* Compiles a rule set; NULL if it has errors (all of them were reported). */

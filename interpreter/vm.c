@@ -564,6 +564,14 @@ dispatch:
         DISPATCH();
       }
     }
+    if (memo_slot < 0 && f->link >= 0) { /* a value with one definition: straight to its body */
+      const rule_rec *rr = &p->rules[f->link_rule];
+      if (vs->ncancel == 0 ? !rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0)
+                           : vm_rule_active(v, f->link_rule)) {
+        fn = f->link;
+        f = &p->funcs[fn];
+      }
+    }
     if (R->nframes >= R->fcap) FAIL(VE_STACK, 1, 0, 0);
     NEED(f->nlocals - n + 8);
     F->pc = (int32_t)pc;

@@ -489,6 +489,8 @@ static void runtime_errors_name_rules(void **s) {
                "game 9 \"t\" { let x = v(red) }",
                "rules 2 and 3 both apply at the same precedence level");
   expect_error("value 1 \"v\" v(f: faction): int when f == blue = 0\ngame 9 \"t\" { let x = v(red) }",
+               "no definition of value 'v' applies");  /* a value with one definition is called straight at it (fuse.c) only while its rule is in force */
+  expect_error("rule 4.5 \"v\" karama after { value v(): int = 3 }\ngame 9 \"t\" { let a = v()\n cancel 4.5 for game\n let x = v() }",
                "no definition of value 'v' applies");
 }
 
