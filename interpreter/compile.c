@@ -865,11 +865,13 @@ static void value_dispatch(cg *c, value_rec *v) {
 
 /* ---- events ----------------------------------------------------------------------- */
 
-/* A trigger fires when its rule belongs to the game, its where-clause holds
- * and the rule is in force; a pending one-use cancellation is spent here. */
+/* A trigger fires when its rule belongs to the game and is not cancelled for a
+ * phase, turn or game (tested before its where-clause, which may read the
+ * rule's own values), its where-clause holds and the rule is in force; a
+ * pending one-use cancellation is spent here. */
 static void try_trigger(cg *c, trigger_rec *t, int nparams) {
   c->span = t->ast->span;
-  op1(c, OP_RULE_PRESENT, t->rule);
+  op1(c, OP_RULE_LIVE, t->rule);
   uint32_t j1 = jump(c, OP_JUMP_FALSE), j2 = 0;
   if (t->where_fn >= 0) {
     load_params(c, nparams);
@@ -965,7 +967,7 @@ static void event_dispatch(cg *c, int ev) {
   for (int k = 0; k < n; k++) {
     trigger_rec *t = &p->triggers[order[k]];
     c->span = t->ast->span;
-    op1(c, OP_RULE_PRESENT, t->rule);
+    op1(c, OP_RULE_LIVE, t->rule);
     uint32_t j1 = jump(c, OP_JUMP_FALSE), j2 = 0;
     if (t->where_fn >= 0) {
       load_params(c, e->nparams);

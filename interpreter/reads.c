@@ -85,7 +85,7 @@ void vm_reads_build(program *p) {
         if (a >= 0 && a < p->nvars) set_var(p, row, p->vars[a].board_var);
         else *fixed |= RD_ALL;
         break;
-      case OP_RULE_ACTIVE: case OP_RULE_TRY: /* a turn-long cancellation expires with the turn */
+      case OP_RULE_ACTIVE: case OP_RULE_TRY: case OP_RULE_LIVE: /* a turn-long cancellation expires with the turn */
         *fixed |= RD_CANCEL;
         set_var(p, row, turn);
         break;

@@ -197,7 +197,7 @@ static bool operands_ok(vctx *c, uint32_t pc) {
          (a == ATTR_CARD && b >= 0 && b < p->def->ncard_attrs);
     break;
   case OP_RULE_ACTIVE:
-  case OP_RULE_PRESENT:
+  case OP_RULE_LIVE:
   case OP_RULE_TRY:
   case OP_PHASE_END: ok = a >= 0 && a < p->nrules; break;
   case OP_PHASE_BEGIN: ok = a >= 0 && a < p->nrules && b >= (int32_t)c->f->start && b < (int32_t)c->f->end; break;
@@ -281,7 +281,7 @@ static void step(vctx *c, uint32_t i) {
   case OP_SET_HAS:
   case OP_RANGE_HAS:
   case OP_RULE_ACTIVE:
-  case OP_RULE_PRESENT:
+  case OP_RULE_LIVE:
   case OP_RULE_TRY:
   case OP_CAN:
   case OP_GUARD_RESULT: res = TY_BOOL; break;

@@ -39,8 +39,9 @@ static int turn_now(vm *v) {
 }
 
 /* A rule is in force unless its faction is absent or it (or an enclosing
- * rule) is cancelled for a scope that has not expired. */
-bool vm_rule_active(vm *v, int r) {
+ * rule) is cancelled for a scope that has not expired; ONCE: one-use
+ * cancellations count too. */
+static bool rule_in_force(vm *v, int r, bool once) {
   const program *p = v->p;
   if (r < 0 || r >= p->nrules) return false;
   const rule_rec *rr = &p->rules[r];
@@ -49,12 +50,15 @@ bool vm_rule_active(vm *v, int r) {
   vm_state *vs = v->vs;
   for (int i = 0; i < vs->ncancel; i++) {
     vm_cancel *c = &vs->cancel[i];
+    if (c->scope == SCOPE_ONCE && !once) continue;
     if (c->scope == SCOPE_TURN && p->turn_var >= 0 && c->stamp != turn_now(v)) continue;
     for (int q = r; q >= 0; q = p->rules[q].parent)
       if (q == c->rule) return false;
   }
   return true;
 }
+
+bool vm_rule_active(vm *v, int r) { return rule_in_force(v, r, true); }
 
 static void drop_cancel(vm_state *vs, int i) {
   vs->cancel[i] = vs->cancel[vs->ncancel - 1];
@@ -699,10 +703,11 @@ dispatch:
     }
     DISPATCH();
   }
-  CASE(RULE_PRESENT) {
+  CASE(RULE_LIVE) { /* a trigger's first test: a rule cancelled for longer than once is skipped before its where */
     const rule_rec *rr = &p->rules[A_];
     NEED(1);
-    PUSH(!rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0));
+    PUSH(vs->ncancel == 0 ? !rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0)
+                          : rule_in_force(v, a, false));
     DISPATCH();
   }
   CASE(RULE_TRY) NEED(1); PUSH(R->scratch ? vm_rule_active(v, A_) : vm_rule_try(v, A_)); DISPATCH();

@@ -194,6 +194,17 @@ static void triggers_once_cancellation(void **s) {
              "[3] before 1\n[1] base 1\n[3] before 2\n[2.1] red 2\n[3] before 3\n[1] base 3\n[3] before 4\n[2.1] red 4\n");
 }
 
+/* A rule cancelled for the game: its triggers are skipped before their where-clause, which may read
+ * the rule's own values (they have no definition while it is cancelled). */
+static void cancelled_triggers_skip_their_where(void **s) {
+  (void)s;
+  expect_log("event ping(n: int)\n"
+             "faction red { ability 2.1 \"echo\" karama after {\n value big(n: int): bool = n > 1\n"
+             " after ping(n) where big(n) { log \"red {n}\" } } }\n"
+             "game 9 \"t\" { signal ping(2)\n cancel 2.1 for game\n signal ping(3)\n log \"done\" }",
+             NULL, "[2.1] red 2\n[9] done\n");
+}
+
 static void totals(void **s) {
   (void)s;
   /* total(NAME): every instance (the factions in the game) and every cell */
@@ -987,6 +998,7 @@ int main(void) {
       cmocka_unit_test(builtins_bound_their_arguments),
       cmocka_unit_test(precedence_and_cancellation),
       cmocka_unit_test(triggers_once_cancellation),
+      cmocka_unit_test(cancelled_triggers_skip_their_where),
       cmocka_unit_test(decisions),
       cmocka_unit_test(kinds_of_action_and_can),
       cmocka_unit_test(ranges_at_the_int64_limit),
