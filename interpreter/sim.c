@@ -123,7 +123,7 @@ static uint64_t prof_split[3], prof_last;
 #endif
 
 /* Plays game SEED; writes one result line to OUT:
- *   ok SEED DECISIONS WINNERS_MASK VICTORY_RULE VM_INSTRUCTIONS PEAK_DECISION_WORK
+ *   ok SEED DECISIONS WINNERS_MASK VICTORY_RULE VM_INSTRUCTIONS PEAK_DECISION_WORK TURNS
  *   fail SEED STEP MESSAGE */
 static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *out) {
   const char *fac[BOARD_MAX_FACTIONS];
@@ -189,10 +189,10 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
     fprintf(out, "fail %llu %ld %s\n", (unsigned long long)seed, step, why.s ? why.s : "");
   } else {
     const program *p = &r->prog;
-    int wv = find_var(p, "winners"), vv = find_var(p, "victory");
-    int64_t w = wv >= 0 ? read_var(g, wv) : 0, v = vv >= 0 ? read_var(g, vv) : -1;
-    fprintf(out, "ok %llu %ld %lld %lld %llu %llu\n", (unsigned long long)seed, step, (long long)w, (long long)v,
-            (unsigned long long)g->v.steps, (unsigned long long)mt_decision_work_peak(g));
+    int wv = find_var(p, "winners"), vv = find_var(p, "victory"), tv = find_var(p, "turn");
+    int64_t w = wv >= 0 ? read_var(g, wv) : 0, v = vv >= 0 ? read_var(g, vv) : -1, t = tv >= 0 ? read_var(g, tv) : 0;
+    fprintf(out, "ok %llu %ld %lld %lld %llu %llu %lld\n", (unsigned long long)seed, step, (long long)w, (long long)v,
+            (unsigned long long)g->v.steps, (unsigned long long)mt_decision_work_peak(g), (long long)t);
   }
   sb_free(&why);
   mt_game_free(g);
@@ -415,5 +415,231 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
   sb_free(&replay);
   if (getenv("MENTAT_PROFILE")) vm_profile_report(&r->prog), prof_report();
   if (missing) return 70;
+  return failures ? 1 : 0;
+}
+
+/* ---- compare: two rule sets on the same seeds ---- */
+
+/* Parses --shard I/N (1 <= I <= N). */
+static bool parse_shard(const char *s, long *i, long *n) {
+  char *end;
+  errno = 0;
+  *i = strtol(s, &end, 10);
+  if (errno || end == s || *end != '/') return false;
+  const char *q = end + 1;
+  *n = strtol(q, &end, 10);
+  return !errno && end != q && !*end && *n >= 1 && *n <= 1000000 && *i >= 1 && *i <= *n;
+}
+
+/* The side's def index of each of the run's factions. */
+static void faction_map(const mt_rules *r, const sim_run *run, int map[SIM_MAX_FACTIONS]) {
+  for (int f = 0; f < run->nfactions; f++) {
+    map[f] = -1;
+    for (int d = 0; d < r->def->nfactions; d++)
+      if (!strcmp(r->def->factions[d].id, run->factions[f])) map[f] = d;
+  }
+}
+
+/* A result line of play_one as a record of SIDE. */
+static bool parse_result(const char *line, const mt_rules *r, const int map[SIM_MAX_FACTIONS], int nf, sim_record *rec,
+                         const char **failure) {
+  unsigned long long seed, ins, work;
+  long steps;
+  long long w, v, t;
+  *failure = NULL;
+  if (!strncmp(line, "fail ", 5)) {
+    if (sscanf(line, "fail %llu %ld", &seed, &steps) != 2) return false;
+    rec->seed = seed, rec->ok = false, rec->decisions = steps;
+    *failure = line;
+    return true;
+  }
+  if (sscanf(line, "ok %llu %ld %lld %lld %llu %llu %lld", &seed, &steps, &w, &v, &ins, &work, &t) != 7) return false;
+  rec->seed = seed, rec->ok = true, rec->decisions = steps, rec->turns = (long)t;
+  rec->winners = 0;
+  for (int f = 0; f < nf; f++)
+    if (map[f] >= 0 && map[f] < 64 && ((uint64_t)w >> map[f] & 1u)) rec->winners |= 1ull << f;
+  rec->victory = v >= 0 && v < r->prog.nrules ? mt_strdup(r->prog.rules[v].id) : NULL; /* the caller frees it */
+  return true;
+}
+
+/* Progress on standard error: games done, games/s, time left. */
+static void progress(long done, long total, double t0, bool last) {
+  double el = now() - t0, rate = el > 0 ? (double)done / el : 0;
+  if (last) {
+    fprintf(stderr, "\r\033[K");
+    return;
+  }
+  fprintf(stderr, "\r\033[Kcompare: %ld/%ld games, %.1f games/s, %.0f s left", done, total, rate,
+          rate > 0 ? (double)(total - done) / rate : 0);
+}
+
+int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, char **argv) {
+  sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000, .unchecked = true};
+  sim_output out = {0};
+  const char *records = NULL;
+  bool quiet = false;
+  long shard_i = 1, shard_n = 1;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    char *end;
+    errno = 0;
+    if (!strcmp(a, "--games") && i + 1 < argc) {
+      o.games = strtol(argv[++i], &end, 10);
+      if (*end || errno || o.games < 1 || o.games > 100000000)
+        return fprintf(stderr, "mentat compare: --games must be a whole number from 1 to 100000000, not '%s'\n", argv[i]), 64;
+    } else if (!strcmp(a, "--seed") && i + 1 < argc) {
+      o.seed = strtoull(argv[++i], &end, 10);
+      if (*end || errno || !*argv[i] || *argv[i] == '-')
+        return fprintf(stderr, "mentat compare: --seed must be a whole number, not '%s'\n", argv[i]), 64;
+    } else if (!strcmp(a, "--jobs") && i + 1 < argc) {
+      o.jobs = (int)strtol(argv[++i], &end, 10);
+      if (*end || errno || o.jobs < 1 || o.jobs > 256)
+        return fprintf(stderr, "mentat compare: --jobs must be a whole number from 1 to 256, not '%s'\n", argv[i]), 64;
+    } else if (!strcmp(a, "--max-decisions") && i + 1 < argc) {
+      o.max_decisions = strtol(argv[++i], &end, 10);
+      if (*end || errno || o.max_decisions < 1) return fprintf(stderr, "mentat compare: bad --max-decisions\n"), 64;
+    } else if (!strcmp(a, "--factions") && i + 1 < argc) {
+      o.factions = argv[++i];
+    } else if (!strcmp(a, "--bots") && i + 1 < argc) {
+      if ((o.bots = bot_kind_parse(argv[++i])) < 0) return fprintf(stderr, "mentat compare: unknown --bots '%s'\n", argv[i]), 64;
+    } else if (!strcmp(a, "--json")) {
+      out.json = true;
+    } else if (!strcmp(a, "--csv")) {
+      out.csv = true;
+    } else if (!strcmp(a, "--plot") && i + 1 < argc) {
+      out.plot = argv[++i];
+    } else if (!strcmp(a, "--records") && i + 1 < argc) {
+      records = argv[++i];
+    } else if (!strcmp(a, "--quiet")) {
+      quiet = true;
+    } else if (!strcmp(a, "--invariants")) {
+      o.unchecked = false;
+    } else if (!strcmp(a, "--shard") && i + 1 < argc) {
+      if (!parse_shard(argv[++i], &shard_i, &shard_n))
+        return fprintf(stderr, "mentat compare: --shard is I/N with 1 <= I <= N, not '%s'\n", argv[i]), 64;
+    } else if (!strcmp(a, "--work-budget") && i + 1 < argc) {
+      o.work_budget = strtoull(argv[++i], &end, 10);
+      if (*end || !o.work_budget || argv[i][0] == '-') return fprintf(stderr, "mentat compare: bad --work-budget\n"), 64;
+    } else {
+      return fprintf(stderr, "mentat compare: unknown option '%s'\n", a), 64;
+    }
+  }
+  /* the run: its factions (seated, or every faction of the pack), bots, rule sets */
+  sim_run run = {0};
+  if (o.factions) {
+    char buf[512];
+    char *names[BOARD_MAX_FACTIONS];
+    snprintf(buf, sizeof buf, "%s", o.factions);
+    int n = mt_split_list(buf, names, BOARD_MAX_FACTIONS);
+    char err[256];
+    mt_game *g = n > 0 ? mt_game_new(base, (const char *const *)names, n, 1, err, sizeof err) : NULL;
+    if (!g) return fprintf(stderr, "mentat compare: --factions: %s\n", n > 0 ? err : "give faction ids, comma-separated"), 64;
+    mt_game_free(g);
+    for (int f = 0; f < n && f < SIM_MAX_FACTIONS; f++) run.factions[run.nfactions++] = mt_strdup(names[f]);
+  } else
+    for (int f = 0; f < base->def->nfactions && f < SIM_MAX_FACTIONS; f++)
+      run.factions[run.nfactions++] = mt_strdup(base->def->factions[f].id);
+  run.bots = mt_strdup(bot_kind_name(o.bots));
+  const mt_rules *rs[2] = {base, variant};
+  int map[2][SIM_MAX_FACTIONS];
+  for (int s = 0; s < 2; s++) {
+    char h[17];
+    sim_ruleset_hash(rs[s], h);
+    run.side[s].hash = mt_strdup(h);
+    run.side[s].ruleset = mt_strdup(rs[s]->advanced ? "advanced" : "basic");
+    run.side[s].variants = mt_strdup(rs[s]->variant_names ? rs[s]->variant_names : "");
+    run.side[s].present = true;
+    faction_map(rs[s], &run, map[s]);
+  }
+  run.paired = true;
+  /* this shard's games: k = shard_i-1, shard_i-1+shard_n, ...; worker j plays every jobs-th of them */
+  long total = o.games >= shard_i ? (o.games - shard_i) / shard_n + 1 : 0;
+  if (o.jobs > total && total > 0) o.jobs = (int)total;
+  FILE *res[256];
+  pid_t pids[256];
+  int tick[2];
+  if (pipe(tick) < 0) return fprintf(stderr, "mentat compare: pipe failed: %s\n", strerror(errno)), 70;
+  for (int j = 0; j < o.jobs; j++)
+    if (!(res[j] = tmpfile())) return fprintf(stderr, "mentat compare: cannot create a temporary file\n"), 74;
+  fflush(stdout), fflush(stderr);
+  double t0 = now();
+  for (int j = 0; j < o.jobs; j++) {
+    pids[j] = fork();
+    if (pids[j] < 0) return fprintf(stderr, "mentat compare: fork failed: %s\n", strerror(errno)), 70;
+    if (pids[j] == 0) {
+      close(tick[0]);
+      for (long t = j; t < total; t += o.jobs) {
+        uint64_t seed = o.seed + (uint64_t)(shard_i - 1 + t * shard_n);
+        for (int s = 0; s < 2; s++) {
+          fprintf(res[j], "%d ", s);
+          play_one(rs[s], &o, seed, res[j]);
+        }
+        fflush(res[j]);
+        if (write(tick[1], "", 1) < 0) { /* nobody is counting: carry on */
+        }
+      }
+      _exit(0);
+    }
+  }
+  close(tick[1]);
+  bool show = !quiet && isatty(2);
+  long done = 0;
+  double shown = 0;
+  char buf[256];
+  ssize_t got;
+  while ((got = read(tick[0], buf, sizeof buf)) != 0) {
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    done += got;
+    if (show && now() - shown > 0.25) progress(done, total, t0, false), shown = now();
+  }
+  close(tick[0]);
+  if (show) progress(done, total, t0, true);
+  int rc = 0;
+  for (int j = 0; j < o.jobs; j++) {
+    int status = 0;
+    if (waitpid(pids[j], &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      fprintf(stderr, "mentat compare: worker %d died: its games are missing\n", j + 1);
+      rc = 70;
+    }
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  long failures = 0;
+  for (int j = 0; j < o.jobs; j++) {
+    rewind(res[j]);
+    while (getline(&line, &cap, res[j]) > 0) {
+      if (!strchr(line, '\n') || (line[0] != '0' && line[0] != '1') || line[1] != ' ') continue;
+      int s = line[0] - '0';
+      sim_record rec = {.side = s};
+      const char *failure;
+      if (!parse_result(line + 2, rs[s], map[s], run.nfactions, &rec, &failure)) continue;
+      if (failure) {
+        failures++;
+        fprintf(stderr, "mentat compare: the %s game with seed %llu failed: %s", s ? "variant" : "base",
+                (unsigned long long)rec.seed, failure);
+      }
+      sim_run_add(&run, &rec);
+      mt_free(rec.victory);
+    }
+    fclose(res[j]);
+  }
+  free(line);
+  if (records) {
+    FILE *f = fopen(records, "w");
+    if (!f) {
+      fprintf(stderr, "mentat compare: cannot write '%s': %s\n", records, strerror(errno));
+      rc = 74;
+    } else {
+      for (long i = 0; i < run.n; i++) sim_record_write(f, &run, &run.recs[i]);
+      if (fclose(f) != 0) rc = 74;
+    }
+  }
+  int src = sim_summary(&run, &out);
+  sim_run_fini(&run);
+  if (rc) return rc;
+  if (src) return src;
   return failures ? 1 : 0;
 }
