@@ -598,7 +598,7 @@ static void print_text(const sim_run *run, const summary *S) {
 static int plot(const sim_run *run, const summary *S, const char *path) {
   FILE *g = popen("gnuplot 2>&1", "w");
   if (!g) return fprintf(stderr, "mentat: --plot: cannot run gnuplot\n"), 74;
-  fprintf(g, "set terminal svg size 900,480 dynamic font 'sans,12' background rgb 'white'\nset output '");
+  fprintf(g, "set terminal svg size 900,480 dynamic font 'sans,12' background rgb 'white'\nset termoption noenhanced\nset output '");
   for (const char *c = path; *c; c++) *c == '\'' ? fputs("''", g) : fputc(*c, g);
   fprintf(g, "'\nset style data histogram\nset style histogram errorbars gap 2 lw 1.5\n"
              "set style fill solid 0.7 border -1\nset yrange [0:100]\nset ylabel 'win share (%%), 95%% interval'\n"
