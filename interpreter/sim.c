@@ -214,6 +214,17 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A comma-separated list as the items of a JSON array (without the brackets). */
+static void json_names(strbuf *b, const char *list) {
+  char *copy = mt_strdup(list ? list : "");
+  int k = 0;
+  for (char *t = strtok(copy, ","); t; t = strtok(NULL, ",")) {
+    if (k++) sb_putc(b, ',');
+    sb_json_str(b, t);
+  }
+  mt_free(copy);
+}
+
 int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv) {
   sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000};
   for (int i = 0; i < argc; i++) {
@@ -377,6 +388,8 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
       if (!died[j]) died[j] = -2;
     }
   }
+  char hash[17];
+  sim_ruleset_hash(r, hash);
   double gps = elapsed > 0 ? (double)played / elapsed : 0, dps = elapsed > 0 ? (double)decisions / elapsed : 0;
   if (o.json) {
     printf("{\"games\":%ld,\"ok\":%ld,\"failures\":%ld,\"seconds\":%.3f,\"games_per_second\":%.1f,\"decisions_per_second\":%.0f,"
@@ -387,7 +400,23 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
            (unsigned long long)(o.work_budget ? o.work_budget : MT_WORK_BUDGET), missing, failed_json.s ? failed_json.s : "");
     for (int f = 0, k = 0; f < def->nfactions; f++)
       printf("%s\"%s\":%.4f", k++ ? "," : "", def->factions[f].id, played ? (double)wins[f] / (double)played : 0);
-    printf("},\"victories\":{");
+    /* the run as compare reports it: what played, and each faction's share with its 95% Wilson interval */
+    strbuf id = {0};
+    sb_printf(&id, "},\"seed\":%llu,\"ruleset\":\"%s\",\"variants\":[", (unsigned long long)o.seed,
+              r->advanced ? "advanced" : "basic");
+    json_names(&id, r->variant_names);
+    sb_printf(&id, "],\"bots\":\"%s\",\"hash\":\"%s\",\"factions\":[", bot_kind_name(o.bots), hash);
+    for (int f = 0; f < def->nfactions; f++) {
+      double lo, hi;
+      sim_wilson(wins[f], played, &lo, &hi);
+      sb_printf(&id, "%s{\"faction\":", f ? "," : "");
+      sb_json_str(&id, def->factions[f].id);
+      sb_printf(&id, ",\"wins\":%ld,\"share\":%.4f,\"ci\":[%.4f,%.4f]}", wins[f],
+                played ? (double)wins[f] / (double)played : 0, lo, hi);
+    }
+    printf("%s]", id.s);
+    sb_free(&id);
+    printf(",\"victories\":{");
     int k = 0;
     for (int i = 0; i < r->prog.nrules; i++)
       if (by_rule[i]) printf("%s\"%s\":%ld", k++ ? "," : "", r->prog.rules[i].id, by_rule[i]);
@@ -401,9 +430,16 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
            "instructions (work budget %llu)\n",
            elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes, peak,
            (unsigned long long)(o.work_budget ? o.work_budget : MT_WORK_BUDGET));
-    printf("win rate per faction (shared victories count for each winner):\n");
-    for (int f = 0; f < def->nfactions; f++)
-      printf("  %-16s %6.1f%%\n", def->factions[f].id, played ? 100.0 * (double)wins[f] / (double)played : 0);
+    printf("seed %llu (game i plays seed %llu+i), ruleset %s, variants: %s, bots %s, rule-set hash %s\n",
+           (unsigned long long)o.seed, (unsigned long long)o.seed, r->advanced ? "advanced" : "basic",
+           r->variant_names && *r->variant_names ? r->variant_names : "(none)", bot_kind_name(o.bots), hash);
+    printf("win rate per faction (shared victories count for each winner), 95%% Wilson interval:\n");
+    for (int f = 0; f < def->nfactions; f++) {
+      double lo, hi;
+      sim_wilson(wins[f], played, &lo, &hi);
+      printf("  %-16s %6.1f%% [%5.1f, %5.1f]\n", def->factions[f].id, played ? 100.0 * (double)wins[f] / (double)played : 0,
+             100 * lo, 100 * hi);
+    }
     printf("victories by deciding rule:\n");
     for (int i = 0; i < r->prog.nrules; i++)
       if (by_rule[i]) printf("  %-12s %6ld  %s\n", r->prog.rules[i].id, by_rule[i], r->prog.rules[i].title);

@@ -10,7 +10,9 @@
 #      records round-trip (merge of the single run's records = its summary);
 #   5. --csv has a header and one line per faction;
 #   6. --plot: gnuplot draws an SVG that rsvg-convert renders to a PNG;
-#   7. usage errors: no --variant, a bad --shard; merge of a shard twice fails.
+#   7. usage errors: no --variant, a bad --shard; merge of a shard twice fails;
+#   8. simulate --json and its text give seed, ruleset, variants, bots, hash and intervals;
+#   9. progress shows on a terminal (script(1)), not with --quiet, not on a pipe.
 # Last line: N passed, N failed.
 BUILD=${BUILD:-build}
 MENTAT=$BUILD/mentat
@@ -104,6 +106,27 @@ else bad "--plot: an SVG drawn by gnuplot, rendered to PNG" "$(cat "$TMP/plot.er
 if [ $rc -eq 64 ] && grep -q -- "--variant V" "$TMP/u1"; then ok; else bad "compare without --variant: exit $rc" "$(cat "$TMP/u1")"; fi
 "$MENTAT" compare --variant $NOFREMEN --games 10 --shard 4/3 >/dev/null 2>"$TMP/u2"; rc=$?
 if [ $rc -eq 64 ] && grep -q -- "--shard is I/N" "$TMP/u2"; then ok; else bad "--shard 4/3: exit $rc" "$(cat "$TMP/u2")"; fi
+
+# 8. simulate reports the same way: the run's identity and each faction's share with its interval
+"$MENTAT" simulate --variant $GUILD --games 30 --jobs 2 --json >"$TMP/sim.json" 2>&1
+if "$JSONCHECK" <"$TMP/sim.json" && grep -q '"win_rate":{' "$TMP/sim.json" &&
+   grep -q '"seed":1,"ruleset":"basic","variants":\["no_guild_win"\],"bots":"random","hash":"[0-9a-f]\{16\}"' "$TMP/sim.json" &&
+   grep -q '{"faction":"fremen","wins":[0-9]*,"share":[0-9.]*,"ci":\[[0-9.]*,[0-9.]*\]}' "$TMP/sim.json"; then ok
+else bad "simulate --json: seed, ruleset, variants, bots, hash and per-faction ci" "$(cat "$TMP/sim.json")"; fi
+"$MENTAT" simulate --variant $GUILD --games 10 >"$TMP/sim.txt" 2>&1
+if grep -q "^seed 1 (game i plays seed 1+i), ruleset basic, variants: no_guild_win, bots random, rule-set hash " "$TMP/sim.txt" &&
+   grep -q "^  fremen  *[0-9.]*% \[ *[0-9.]*, *[0-9.]*\]$" "$TMP/sim.txt"; then ok
+else bad "simulate text: the run's identity and intervals" "$(cat "$TMP/sim.txt")"; fi
+
+# 9. progress: on a terminal only (script(1) gives one), never with --quiet
+if command -v script >/dev/null 2>&1; then
+  script -qec "$MENTAT compare --variant $NOFREMEN --games 300 --jobs 2 --seed 5 >/dev/null" /dev/null >"$TMP/tty.out" 2>&1
+  script -qec "$MENTAT compare --variant $NOFREMEN --games 300 --jobs 2 --seed 5 --quiet >/dev/null" /dev/null >"$TMP/tty-quiet.out" 2>&1
+  "$MENTAT" compare --variant $NOFREMEN --games 300 --jobs 2 --seed 5 >/dev/null 2>"$TMP/notty.err"
+  if grep -q "compare: [0-9]*/300 games, [0-9.]* games/s, [0-9]* s left" "$TMP/tty.out" &&
+     ! grep -q "games/s" "$TMP/tty-quiet.out" && [ ! -s "$TMP/notty.err" ]; then ok
+  else bad "progress on a terminal only, off with --quiet" "$(cat "$TMP/tty.out" "$TMP/tty-quiet.out" "$TMP/notty.err" | tr '\r' '\n' | tail -5)"; fi
+fi
 
 echo "compare: $pass passed, $failn failed"
 [ $failn -eq 0 ]
