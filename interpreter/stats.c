@@ -570,7 +570,7 @@ static void print_text(const sim_run *run, const summary *S) {
     for (int s = 0; s < (run->paired ? 2 : 1); s++)
       printf(" %5.1f%% [%5.1f, %5.1f]", 100 * fs->share[s], 100 * fs->lo[s], 100 * fs->hi[s]);
     if (run->paired)
-      printf("  %+5.1f [%+5.1f, %+5.1f] %8.4f%s", 100 * fs->diff, 100 * fs->dlo, 100 * fs->dhi, fs->p,
+      printf("  %+5.1f [%+5.1f, %+5.1f] %8.2g%s", 100 * fs->diff, 100 * fs->dlo, 100 * fs->dhi, fs->p,
              fs->significant ? " *" : "");
     printf("\n");
   }
@@ -592,6 +592,8 @@ static void print_text(const sim_run *run, const summary *S) {
   }
   if (!S->nsig) printf("  %s: no faction's win share changes significantly (all within noise)\n", who);
   else if (S->nsig < run->nfactions) printf("  other factions within noise\n");
+  printf("overall: %s changes the win share of %d of the %d factions significantly (* above)\n", who, S->nsig,
+         run->nfactions);
 }
 
 /* The plot: win shares with their intervals, base beside variant, by gnuplot. */
