@@ -26,8 +26,8 @@ void sim_wilson(long k, long n, double *lo, double *hi) {
   double p = (double)k / (double)n, nn = (double)n, z2 = Z95 * Z95;
   double den = 1 + z2 / nn, mid = (p + z2 / (2 * nn)) / den;
   double half = Z95 / den * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn));
-  *lo = mid - half < 0 ? 0 : mid - half;
-  *hi = mid + half > 1 ? 1 : mid + half;
+  *lo = k == 0 || mid - half < 0 ? 0 : mid - half; /* exactly 0 and 1 at the ends, not rounding's 1e-17 */
+  *hi = k == n || mid + half > 1 ? 1 : mid + half;
 }
 
 /* McNemar's exact test: B pairs where only the base side won, C where only
@@ -141,6 +141,7 @@ typedef struct jval {
   int kind; /* 's' string, 'n' number, 'a' array of strings, 't' true, 'f' false, '0' null */
   char *str;    /* 's': the string; 'a': the items comma-joined */
   double num;
+  uint64_t u;   /* 'n' written as a whole number: exact (seeds take all 64 bits) */
 } jval;
 
 static void ws(const char **s) {
@@ -208,6 +209,11 @@ static bool jvalue(const char **s, jval *v) {
   errno = 0;
   v->num = strtod(*s, &end);
   if (end == *s || errno) return false;
+  if (**s >= '0' && **s <= '9') {
+    char *uend;
+    uint64_t u = strtoull(*s, &uend, 10);
+    if (uend == end && !errno) v->u = u;
+  }
   *s = end;
   return v->kind = 'n', true;
 }
@@ -241,7 +247,7 @@ static bool read_line(const char *line, sim_run *run, sim_record *rec, char *err
       goto fail;
     }
     char **keep = NULL;
-    if (!strcmp(key, "seed") && v.kind == 'n') rec->seed = (uint64_t)v.num, have_seed = true;
+    if (!strcmp(key, "seed") && v.kind == 'n') rec->seed = v.u, have_seed = true;
     else if (!strcmp(key, "side") && v.kind == 's') rec->side = !strcmp(v.str, "variant") ? SIM_VARIANT : SIM_BASE;
     else if (!strcmp(key, "hash")) keep = &hash;
     else if (!strcmp(key, "ruleset")) keep = &ruleset;
