@@ -96,6 +96,7 @@ typedef struct sim_opts {
   const char *factions;
   bool unchecked; /* --no-invariants: balance runs that trust the rules */
   uint64_t work_budget; /* per decision (0: MT_WORK_BUDGET) */
+  bool quiet;           /* --quiet: no progress line even on a terminal */
 } sim_opts;
 
 static int find_var(const program *p, const char *name) {
@@ -225,6 +226,42 @@ static void json_names(strbuf *b, const char *list) {
   mt_free(copy);
 }
 
+/* Progress on standard error, on one line redrawn: games done, games/s, time
+ * left; LAST clears it.  Only called when standard error is a terminal. */
+static void progress(const char *who, long done, long total, double t0, bool last) {
+  double el = now() - t0, rate = el > 0 ? (double)done / el : 0;
+  if (last) {
+    fprintf(stderr, "\r\033[K");
+    return;
+  }
+  fprintf(stderr, "\r\033[K%s: %ld/%ld games, %.1f games/s, %.0f s left", who, done, total, rate,
+          rate > 0 ? (double)(total - done) / rate : 0);
+}
+
+/* Counts the ticks (one byte per game) the workers write to FD until they all
+ * close it, showing progress when SHOW. */
+static void follow(int fd, const char *who, long total, double t0, bool show) {
+  long done = 0;
+  double shown = 0;
+  char buf[256];
+  ssize_t got;
+  while ((got = read(fd, buf, sizeof buf)) != 0) {
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    done += got;
+    if (show && now() - shown > 0.25) progress(who, done, total, t0, false), shown = now();
+  }
+  close(fd);
+  if (show) progress(who, done, total, t0, true);
+}
+
+/* One game done: a byte to the parent's progress pipe (nobody reading is no error). */
+static void tick_once(int fd) {
+  if (fd >= 0 && write(fd, "", 1) < 0) return;
+}
+
 int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv) {
   sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000};
   for (int i = 0; i < argc; i++) {
@@ -255,6 +292,8 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
       o.json = true;
     } else if (!strcmp(a, "--no-invariants")) {
       o.unchecked = true;
+    } else if (!strcmp(a, "--quiet")) {
+      o.quiet = true;
     } else if (!strcmp(a, "--work-budget") && i + 1 < argc) {
       o.work_budget = strtoull(argv[++i], &end, 10);
       if (*end || !o.work_budget || argv[i][0] == '-') return fprintf(stderr, "mentat simulate: bad --work-budget\n"), 64;
@@ -285,13 +324,18 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
   if (o.unchecked) sb_puts(&replay, " --no-invariants");
   o.replay = replay.s;
   double t0 = now();
-  /* results go through a temporary file per job */
+  /* results go through a temporary file per job; progress through a pipe
+   * from the workers (one byte per game), or in the loop with one job */
   FILE *res[256];
   pid_t pids[256];
+  bool show = !o.quiet && isatty(2);
+  int tick[2] = {-1, -1};
+  if (show && o.jobs > 1 && pipe(tick) < 0) tick[0] = tick[1] = -1;
   for (int j = 0; j < o.jobs; j++) {
     res[j] = tmpfile();
     if (!res[j]) return fprintf(stderr, "mentat simulate: cannot create a temporary file\n"), 74;
   }
+  fflush(stdout), fflush(stderr);
   for (int j = 0; j < o.jobs; j++) {
     pids[j] = o.jobs == 1 ? 0 : fork();
     if (pids[j] < 0) return fprintf(stderr, "mentat simulate: fork failed: %s\n", strerror(errno)), 70;
@@ -299,13 +343,22 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
       /* test hook (tests/run-simulate.sh): worker K dies by SIGKILL after its first game */
       const char *kill_env = getenv("MENTAT_TEST_KILL_WORKER");
       bool die = o.jobs > 1 && kill_env && atoi(kill_env) == j + 1;
+      if (tick[0] >= 0) close(tick[0]);
+      double shown = 0;
       for (long i = j; i < o.games; i += o.jobs) {
         play_one(r, &o, o.seed + (uint64_t)i, res[j]);
         fflush(res[j]);
+        tick_once(tick[1]);
+        if (show && o.jobs == 1 && now() - shown > 0.25) progress("simulate", i + 1, o.games, t0, false), shown = now();
         if (die) raise(SIGKILL);
       }
       if (o.jobs > 1) _exit(0);
+      if (show) progress("simulate", o.games, o.games, t0, true);
     }
+  }
+  if (tick[1] >= 0) {
+    close(tick[1]);
+    follow(tick[0], "simulate", o.games, t0, true);
   }
   /* how each worker ended: one killed by a signal (or failing otherwise)
    * before it wrote every result loses games, which must not pass unseen */
@@ -498,17 +551,6 @@ static bool parse_result(const char *line, const mt_rules *r, const int map[SIM_
   return true;
 }
 
-/* Progress on standard error: games done, games/s, time left. */
-static void progress(long done, long total, double t0, bool last) {
-  double el = now() - t0, rate = el > 0 ? (double)done / el : 0;
-  if (last) {
-    fprintf(stderr, "\r\033[K");
-    return;
-  }
-  fprintf(stderr, "\r\033[Kcompare: %ld/%ld games, %.1f games/s, %.0f s left", done, total, rate,
-          rate > 0 ? (double)(total - done) / rate : 0);
-}
-
 int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, char **argv) {
   sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000, .unchecked = true};
   sim_output out = {0};
@@ -611,28 +653,13 @@ int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, ch
           play_one(rs[s], &o, seed, res[j]);
         }
         fflush(res[j]);
-        if (write(tick[1], "", 1) < 0) { /* nobody is counting: carry on */
-        }
+        tick_once(tick[1]);
       }
       _exit(0);
     }
   }
   close(tick[1]);
-  bool show = !quiet && isatty(2);
-  long done = 0;
-  double shown = 0;
-  char buf[256];
-  ssize_t got;
-  while ((got = read(tick[0], buf, sizeof buf)) != 0) {
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      break;
-    }
-    done += got;
-    if (show && now() - shown > 0.25) progress(done, total, t0, false), shown = now();
-  }
-  close(tick[0]);
-  if (show) progress(done, total, t0, true);
+  follow(tick[0], "compare", total, t0, !quiet && isatty(2));
   int rc = 0;
   for (int j = 0; j < o.jobs; j++) {
     int status = 0;

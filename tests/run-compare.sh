@@ -123,6 +123,11 @@ if command -v script >/dev/null 2>&1; then
   script -qec "$MENTAT compare --variant $NOFREMEN --games 300 --jobs 2 --seed 5 >/dev/null" /dev/null >"$TMP/tty.out" 2>&1
   script -qec "$MENTAT compare --variant $NOFREMEN --games 300 --jobs 2 --seed 5 --quiet >/dev/null" /dev/null >"$TMP/tty-quiet.out" 2>&1
   "$MENTAT" compare --variant $NOFREMEN --games 300 --jobs 2 --seed 5 >/dev/null 2>"$TMP/notty.err"
+  script -qec "$MENTAT simulate --games 150 --jobs 2 --no-invariants >/dev/null" /dev/null >"$TMP/tty-sim2.out" 2>&1
+  script -qec "$MENTAT simulate --games 150 --no-invariants >/dev/null" /dev/null >"$TMP/tty-sim1.out" 2>&1
+  if grep -q "simulate: [0-9]*/150 games, [0-9.]* games/s" "$TMP/tty-sim2.out" &&
+     grep -q "simulate: [0-9]*/150 games, [0-9.]* games/s" "$TMP/tty-sim1.out"; then ok
+  else bad "simulate's progress on a terminal, with one job and with two" "$(cat "$TMP/tty-sim1.out" "$TMP/tty-sim2.out" | tr '\r' '\n' | tail -4)"; fi
   if grep -q "compare: [0-9]*/300 games, [0-9.]* games/s, [0-9]* s left" "$TMP/tty.out" &&
      ! grep -q "games/s" "$TMP/tty-quiet.out" && [ ! -s "$TMP/notty.err" ]; then ok
   else bad "progress on a terminal only, off with --quiet" "$(cat "$TMP/tty.out" "$TMP/tty-quiet.out" "$TMP/notty.err" | tr '\r' '\n' | tail -5)"; fi

@@ -142,7 +142,7 @@ on_fresh() { (cd "$1" && shift && PATH=$FRESH_PATH "$@"); }
 SRC=$T/src
 clone "$SRC" || { echo "run-fresh-build: cannot clone $ROOT"; exit 1; }
 fresh_machine
-echo "== make -j2 test in a fresh clone, without flex, bison, pkg-config, libyaml-dev, libcmocka-dev, libedit-dev, graphviz, librsvg2-bin"
+echo "== make -j2 test in a fresh clone, without flex, bison, pkg-config, libyaml-dev, libcmocka-dev, libedit-dev, graphviz, librsvg2-bin, gnuplot-nox"
 start=$(date +%s)
 if on_fresh "$SRC" make -j2 test > "$T/test.log" 2>&1; then
   ok "make -j2 test on a fresh machine ($(($(date +%s) - start)) s)"
