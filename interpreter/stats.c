@@ -611,8 +611,12 @@ static int plot(const sim_run *run, const summary *S, const char *path) {
   fprintf(g, "'\nset style data histogram\nset style histogram errorbars gap 2 lw 1.5\n"
              "set style fill solid 0.7 border -1\nset yrange [0:100]\nset ylabel 'win share (%%), 95%% interval'\n"
              "set key top right\nset grid ytics\nset xtics rotate by -30\n");
-  fprintf(g, "set title \"%ld games: %s%s%s\" noenhanced\n", S->games, run->paired ? "base vs " : "",
-          label(&run->side[run->paired ? 1 : 0], run->paired ? "variant" : "no variants"), "");
+  if (run->paired)
+    fprintf(g, "set title \"%ld paired games, bots %s: %s (base) vs %s\"\n", S->games, run->bots ? run->bots : "?",
+            label(&run->side[0], "the pack"), label(&run->side[1], "the variant"));
+  else
+    fprintf(g, "set title \"%ld games, bots %s: %s\"\n", S->games, run->bots ? run->bots : "?",
+            label(&run->side[0], "the pack"));
   fprintf(g, "$data << EOD\n");
   for (int f = 0; f < run->nfactions; f++) {
     const faction_stats *fs = &S->fac[f];
