@@ -557,9 +557,11 @@ static void print_victories(const sim_run *run, const summary *S) {
 
 static void print_text(const sim_run *run, const summary *S) {
   const sim_side *B = &run->side[0], *V = &run->side[1];
-  printf("%s: %ld %sgames (%ld failed), first seed %llu, ruleset %s, bots %s\n", run->paired ? "compare" : "simulate",
+  /* a variant built on the Advanced game brings it: then the two sides' rulesets differ */
+  bool two = run->paired && B->ruleset && V->ruleset && strcmp(B->ruleset, V->ruleset);
+  printf("%s: %ld %sgames (%ld failed), first seed %llu, ruleset %s%s%s%s, bots %s\n", run->paired ? "compare" : "simulate",
          S->games, run->paired ? "paired " : "", S->failed, (unsigned long long)S->first_seed, B->ruleset ? B->ruleset : "?",
-         run->bots ? run->bots : "?");
+         two ? " (variant: " : "", two ? V->ruleset : "", two ? ")" : "", run->bots ? run->bots : "?");
   printf("  %-8s variants: %-30s rule-set hash %s\n", "base", label(B, "(none)"), B->hash ? B->hash : "?");
   if (run->paired) printf("  %-8s variants: %-30s rule-set hash %s\n", "variant", label(V, "(none)"), V->hash ? V->hash : "?");
   printf("win share per faction with 95%% Wilson intervals (shared victories count for each winner)");
