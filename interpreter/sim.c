@@ -9,7 +9,13 @@
  * (--no-invariants skips the checks, for balance runs).  With --jobs J the
  * games are split over J processes (game i goes to process i mod J); a process
  * that dies before reporting all its games makes the run fail (exit 70) with
- * the count of games missing. */
+ * the count of games missing.
+ *
+ * `compare` (sim_compare_main) plays two rule sets on the same seeds with the
+ * same play_one, always in worker processes, and hands the results to stats.c
+ * as records: the summary, the records file, merge and the plot live there.
+ * Both commands show progress on a terminal: the workers write one byte per
+ * game to a pipe that the parent counts. */
 #define _POSIX_C_SOURCE 200809L
 #include "sim.h"
 
