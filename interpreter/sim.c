@@ -232,6 +232,81 @@ static void json_names(strbuf *b, const char *list) {
   mt_free(copy);
 }
 
+/* Parses --shard I/N (1 <= I <= N). */
+static bool parse_shard(const char *s, long *i, long *n) {
+  char *end;
+  errno = 0;
+  *i = strtol(s, &end, 10);
+  if (errno || end == s || *end != '/') return false;
+  const char *q = end + 1;
+  *n = strtol(q, &end, 10);
+  return !errno && end != q && !*end && *n >= 1 && *n <= 1000000 && *i >= 1 && *i <= *n;
+}
+
+/* The side's def index of each of the run's factions. */
+static void faction_map(const mt_rules *r, const sim_run *run, int map[SIM_MAX_FACTIONS]) {
+  for (int f = 0; f < run->nfactions; f++) {
+    map[f] = -1;
+    for (int d = 0; d < r->def->nfactions; d++)
+      if (!strcmp(r->def->factions[d].id, run->factions[f])) map[f] = d;
+  }
+}
+
+/* A result line of play_one as a record of SIDE. */
+static bool parse_result(const char *line, const mt_rules *r, const int map[SIM_MAX_FACTIONS], int nf, sim_record *rec,
+                         const char **failure) {
+  unsigned long long seed, ins, work;
+  long steps;
+  long long w, v, t;
+  *failure = NULL;
+  if (!strncmp(line, "fail ", 5)) {
+    if (sscanf(line, "fail %llu %ld", &seed, &steps) != 2) return false;
+    rec->seed = seed, rec->ok = false, rec->decisions = steps;
+    *failure = line;
+    return true;
+  }
+  if (sscanf(line, "ok %llu %ld %lld %lld %llu %llu %lld", &seed, &steps, &w, &v, &ins, &work, &t) != 7) return false;
+  rec->seed = seed, rec->ok = true, rec->decisions = steps, rec->turns = (long)t;
+  rec->winners = 0;
+  for (int f = 0; f < nf; f++)
+    if (map[f] >= 0 && map[f] < 64 && ((uint64_t)w >> map[f] & 1u)) rec->winners |= 1ull << f;
+  rec->victory = v >= 0 && v < r->prog.nrules ? mt_strdup(r->prog.rules[v].id) : NULL; /* the caller frees it */
+  return true;
+}
+
+/* The run's identity for records: its factions (the seated ones, or every
+ * faction of the pack), bots, and each of the NSIDES rule sets RS with the
+ * map from the run's factions to that rule set's.  WHO names the command in
+ * a message.  Returns 0, or 64 when --factions is bad. */
+static int run_setup(sim_run *run, const mt_rules *const *rs, int nsides, const sim_opts *o,
+                     int map[2][SIM_MAX_FACTIONS], const char *who) {
+  if (o->factions) {
+    char buf[512];
+    char *names[BOARD_MAX_FACTIONS];
+    snprintf(buf, sizeof buf, "%s", o->factions);
+    int n = mt_split_list(buf, names, BOARD_MAX_FACTIONS);
+    char err[256];
+    mt_game *g = n > 0 ? mt_game_new(rs[0], (const char *const *)names, n, 1, err, sizeof err) : NULL;
+    if (!g) return fprintf(stderr, "mentat %s: --factions: %s\n", who, n > 0 ? err : "give faction ids, comma-separated"), 64;
+    mt_game_free(g);
+    for (int f = 0; f < n && f < SIM_MAX_FACTIONS; f++) run->factions[run->nfactions++] = mt_strdup(names[f]);
+  } else
+    for (int f = 0; f < rs[0]->def->nfactions && f < SIM_MAX_FACTIONS; f++)
+      run->factions[run->nfactions++] = mt_strdup(rs[0]->def->factions[f].id);
+  run->bots = mt_strdup(bot_kind_name(o->bots));
+  for (int s = 0; s < nsides; s++) {
+    char h[17];
+    sim_ruleset_hash(rs[s], h);
+    run->side[s].hash = mt_strdup(h);
+    run->side[s].ruleset = mt_strdup(rs[s]->advanced ? "advanced" : "basic");
+    run->side[s].variants = mt_strdup(rs[s]->variant_names ? rs[s]->variant_names : "");
+    run->side[s].present = true;
+    faction_map(rs[s], run, map[s]);
+  }
+  run->paired = nsides == 2;
+  return 0;
+}
+
 /* Progress on standard error, on one line redrawn: games done, games/s, time
  * left; LAST clears it.  Only called when standard error is a terminal. */
 static void progress(const char *who, long done, long total, double t0, bool last) {
@@ -270,6 +345,8 @@ static void tick_once(int fd) {
 
 int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv) {
   sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000};
+  const char *records = NULL;
+  long shard_i = 1, shard_n = 1;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     char *end;
@@ -300,6 +377,11 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
       o.unchecked = true;
     } else if (!strcmp(a, "--quiet")) {
       o.quiet = true;
+    } else if (!strcmp(a, "--records") && i + 1 < argc) {
+      records = argv[++i];
+    } else if (!strcmp(a, "--shard") && i + 1 < argc) {
+      if (!parse_shard(argv[++i], &shard_i, &shard_n))
+        return fprintf(stderr, "mentat simulate: --shard is I/N with 1 <= I <= N, not '%s'\n", argv[i]), 64;
     } else if (!strcmp(a, "--work-budget") && i + 1 < argc) {
       o.work_budget = strtoull(argv[++i], &end, 10);
       if (*end || !o.work_budget || argv[i][0] == '-') return fprintf(stderr, "mentat simulate: bad --work-budget\n"), 64;
@@ -329,6 +411,11 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
   if (o.max_decisions != 100000) sb_printf(&replay, " --max-decisions %ld", o.max_decisions);
   if (o.unchecked) sb_puts(&replay, " --no-invariants");
   o.replay = replay.s;
+  /* with --shard I/N, this process plays games I-1, I-1+N, ... of the run */
+  long total = o.games >= shard_i ? (o.games - shard_i) / shard_n + 1 : 0;
+  sim_run run = {0};
+  int map[2][SIM_MAX_FACTIONS];
+  if (records && run_setup(&run, &r, 1, &o, map, "simulate")) return sb_free(&replay), sim_run_fini(&run), 64;
   double t0 = now();
   /* results go through a temporary file per job; progress through a pipe
    * from the workers (one byte per game), or in the loop with one job */
@@ -351,20 +438,20 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
       bool die = o.jobs > 1 && kill_env && atoi(kill_env) == j + 1;
       if (tick[0] >= 0) close(tick[0]);
       double shown = 0;
-      for (long i = j; i < o.games; i += o.jobs) {
-        play_one(r, &o, o.seed + (uint64_t)i, res[j]);
+      for (long t = j; t < total; t += o.jobs) {
+        play_one(r, &o, o.seed + (uint64_t)(shard_i - 1 + t * shard_n), res[j]);
         fflush(res[j]);
         tick_once(tick[1]);
-        if (show && o.jobs == 1 && now() - shown > 0.25) progress("simulate", i + 1, o.games, t0, false), shown = now();
+        if (show && o.jobs == 1 && now() - shown > 0.25) progress("simulate", t + 1, total, t0, false), shown = now();
         if (die) raise(SIGKILL);
       }
       if (o.jobs > 1) _exit(0);
-      if (show) progress("simulate", o.games, o.games, t0, true);
+      if (show) progress("simulate", total, total, t0, true);
     }
   }
   if (tick[1] >= 0) {
     close(tick[1]);
-    follow(tick[0], "simulate", o.games, t0, true);
+    follow(tick[0], "simulate", total, t0, true);
   }
   /* how each worker ended: one killed by a signal (or failing otherwise)
    * before it wrote every result loses games, which must not pass unseen */
@@ -396,10 +483,16 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
   strbuf failed_json = {0};
   for (int j = 0; j < o.jobs; j++) {
     rewind(res[j]);
-    long expected = o.games > j ? (o.games - 1 - j) / o.jobs + 1 : 0, got = 0;
+    long expected = total > j ? (total - 1 - j) / o.jobs + 1 : 0, got = 0;
     while (getline(&line, &linecap, res[j]) > 0) {
       if (!strchr(line, '\n')) break; /* a result cut short by a dying worker */
       got++;
+      if (records) {
+        sim_record rec = {.side = SIM_BASE};
+        const char *failure;
+        if (parse_result(line, r, map[0], run.nfactions, &rec, &failure)) sim_run_add(&run, &rec);
+        mt_free(rec.victory);
+      }
       unsigned long long seed;
       long steps;
       long long w, v;
@@ -484,7 +577,7 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
     printf("%ld games (%ld failed%s) in %.2f s with %d job%s: %.1f games/s, %.0f decisions/s, %.1f decisions per game\n",
            played + failures, failures, missing ? ", some missing: see below" : "", elapsed, o.jobs, o.jobs == 1 ? "" : "s",
            gps, dps, played ? (double)decisions / (double)played : 0);
-    if (missing) printf("%ld of the %ld games are missing: a worker died before reporting them\n", missing, o.games);
+    if (missing) printf("%ld of the %ld games are missing: a worker died before reporting them\n", missing, total);
     printf("VM: %.0f instructions/s; state: %zu bytes per game; listing and sampling one decision: at most %llu "
            "instructions (work budget %llu)\n",
            elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes, peak,
@@ -506,56 +599,25 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
   }
   mt_free(by_rule);
   free(line);
+  int wrote = 0;
+  if (records) {
+    FILE *f = fopen(records, "w");
+    if (f) {
+      for (long i = 0; i < run.n; i++) sim_record_write(f, &run, &run.recs[i]);
+      if (fclose(f) != 0) wrote = 74;
+    } else wrote = 74;
+    if (wrote) fprintf(stderr, "mentat simulate: cannot write '%s': %s\n", records, strerror(errno));
+    sim_run_fini(&run);
+  }
   sb_free(&failed_json);
   sb_free(&replay);
   if (getenv("MENTAT_PROFILE")) vm_profile_report(&r->prog), prof_report();
   if (missing) return 70;
+  if (wrote) return wrote;
   return failures ? 1 : 0;
 }
 
 /* ---- compare: two rule sets on the same seeds ---- */
-
-/* Parses --shard I/N (1 <= I <= N). */
-static bool parse_shard(const char *s, long *i, long *n) {
-  char *end;
-  errno = 0;
-  *i = strtol(s, &end, 10);
-  if (errno || end == s || *end != '/') return false;
-  const char *q = end + 1;
-  *n = strtol(q, &end, 10);
-  return !errno && end != q && !*end && *n >= 1 && *n <= 1000000 && *i >= 1 && *i <= *n;
-}
-
-/* The side's def index of each of the run's factions. */
-static void faction_map(const mt_rules *r, const sim_run *run, int map[SIM_MAX_FACTIONS]) {
-  for (int f = 0; f < run->nfactions; f++) {
-    map[f] = -1;
-    for (int d = 0; d < r->def->nfactions; d++)
-      if (!strcmp(r->def->factions[d].id, run->factions[f])) map[f] = d;
-  }
-}
-
-/* A result line of play_one as a record of SIDE. */
-static bool parse_result(const char *line, const mt_rules *r, const int map[SIM_MAX_FACTIONS], int nf, sim_record *rec,
-                         const char **failure) {
-  unsigned long long seed, ins, work;
-  long steps;
-  long long w, v, t;
-  *failure = NULL;
-  if (!strncmp(line, "fail ", 5)) {
-    if (sscanf(line, "fail %llu %ld", &seed, &steps) != 2) return false;
-    rec->seed = seed, rec->ok = false, rec->decisions = steps;
-    *failure = line;
-    return true;
-  }
-  if (sscanf(line, "ok %llu %ld %lld %lld %llu %llu %lld", &seed, &steps, &w, &v, &ins, &work, &t) != 7) return false;
-  rec->seed = seed, rec->ok = true, rec->decisions = steps, rec->turns = (long)t;
-  rec->winners = 0;
-  for (int f = 0; f < nf; f++)
-    if (map[f] >= 0 && map[f] < 64 && ((uint64_t)w >> map[f] & 1u)) rec->winners |= 1ull << f;
-  rec->victory = v >= 0 && v < r->prog.nrules ? mt_strdup(r->prog.rules[v].id) : NULL; /* the caller frees it */
-  return true;
-}
 
 int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, char **argv) {
   sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000, .unchecked = true};
@@ -610,32 +672,9 @@ int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, ch
   }
   /* the run: its factions (seated, or every faction of the pack), bots, rule sets */
   sim_run run = {0};
-  if (o.factions) {
-    char buf[512];
-    char *names[BOARD_MAX_FACTIONS];
-    snprintf(buf, sizeof buf, "%s", o.factions);
-    int n = mt_split_list(buf, names, BOARD_MAX_FACTIONS);
-    char err[256];
-    mt_game *g = n > 0 ? mt_game_new(base, (const char *const *)names, n, 1, err, sizeof err) : NULL;
-    if (!g) return fprintf(stderr, "mentat compare: --factions: %s\n", n > 0 ? err : "give faction ids, comma-separated"), 64;
-    mt_game_free(g);
-    for (int f = 0; f < n && f < SIM_MAX_FACTIONS; f++) run.factions[run.nfactions++] = mt_strdup(names[f]);
-  } else
-    for (int f = 0; f < base->def->nfactions && f < SIM_MAX_FACTIONS; f++)
-      run.factions[run.nfactions++] = mt_strdup(base->def->factions[f].id);
-  run.bots = mt_strdup(bot_kind_name(o.bots));
   const mt_rules *rs[2] = {base, variant};
   int map[2][SIM_MAX_FACTIONS];
-  for (int s = 0; s < 2; s++) {
-    char h[17];
-    sim_ruleset_hash(rs[s], h);
-    run.side[s].hash = mt_strdup(h);
-    run.side[s].ruleset = mt_strdup(rs[s]->advanced ? "advanced" : "basic");
-    run.side[s].variants = mt_strdup(rs[s]->variant_names ? rs[s]->variant_names : "");
-    run.side[s].present = true;
-    faction_map(rs[s], &run, map[s]);
-  }
-  run.paired = true;
+  if (run_setup(&run, rs, 2, &o, map, "compare")) return sim_run_fini(&run), 64;
   /* this shard's games: k = shard_i-1, shard_i-1+shard_n, ...; worker j plays every jobs-th of them */
   long total = o.games >= shard_i ? (o.games - shard_i) / shard_n + 1 : 0;
   if (o.jobs > total && total > 0) o.jobs = (int)total;

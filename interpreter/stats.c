@@ -562,15 +562,15 @@ static void print_text(const sim_run *run, const summary *S) {
   printf("%s: %ld %sgames (%ld failed), first seed %llu, ruleset %s%s%s%s, bots %s\n", run->paired ? "compare" : "simulate",
          S->games, run->paired ? "paired " : "", S->failed, (unsigned long long)S->first_seed, B->ruleset ? B->ruleset : "?",
          two ? " (variant: " : "", two ? V->ruleset : "", two ? ")" : "", run->bots ? run->bots : "?");
-  printf("  %-8s variants: %-30s rule-set hash %s\n", "base", label(B, "(none)"), B->hash ? B->hash : "?");
+  printf("  %-8s variants: %-30s rule-set hash %s\n", run->paired ? "base" : "rules", label(B, "(none)"), B->hash ? B->hash : "?");
   if (run->paired) printf("  %-8s variants: %-30s rule-set hash %s\n", "variant", label(V, "(none)"), V->hash ? V->hash : "?");
   printf("win share per faction with 95%% Wilson intervals (shared victories count for each winner)");
   if (run->paired)
     printf(";\ndifference = variant - base, paired by seed, 95%% normal interval; significance: McNemar's exact test,\n"
            "Holm-Bonferroni over the %d factions, alpha %.2f",
            run->nfactions, ALPHA);
-  printf("\n  %-16s %-21s", "faction", "base");
-  if (run->paired) printf(" %-21s %-21s %8s", "variant", "difference (points)", "p");
+  if (run->paired) printf("\n  %-16s %-21s %-21s %-21s %8s", "faction", "base", "variant", "difference (points)", "p");
+  else printf("\n  %-16s %s", "faction", "win share");
   printf("\n");
   for (int f = 0; f < run->nfactions; f++) {
     const faction_stats *fs = &S->fac[f];
@@ -585,7 +585,7 @@ static void print_text(const sim_run *run, const summary *S) {
   print_victories(run, S);
   for (int s = 0; s < (run->paired ? 2 : 1); s++) {
     double n = S->side[s].games > 0 ? (double)S->side[s].games : 1;
-    printf("%s: %.2f turns and %.1f decisions per game\n", s ? "variant" : "base", S->side[s].turns / n,
+    printf("%s: %.2f turns and %.1f decisions per game\n", s ? "variant" : run->paired ? "base" : "games", S->side[s].turns / n,
            S->side[s].decisions / n);
   }
   if (!run->paired) return;

@@ -12,6 +12,7 @@
 #   6. --plot: gnuplot draws an SVG that rsvg-convert renders to a PNG;
 #   7. usage errors: no --variant, a bad --shard; merge of a shard twice fails;
 #   8. simulate --json and its text give seed, ruleset, variants, bots, hash and intervals;
+#      simulate --shard and --records: its shards merge to the single run;
 #   9. progress shows on a terminal (script(1)), not with --quiet, not on a pipe.
 # Last line: N passed, N failed.
 BUILD=${BUILD:-build}
@@ -117,6 +118,18 @@ else bad "simulate --json: seed, ruleset, variants, bots, hash and per-faction c
 if grep -q "^seed 1 (game i plays seed 1+i), ruleset basic, variants: no_guild_win, bots random, rule-set hash " "$TMP/sim.txt" &&
    grep -q "^  fremen  *[0-9.]*% \[ *[0-9.]*, *[0-9.]*\]$" "$TMP/sim.txt"; then ok
 else bad "simulate text: the run's identity and intervals" "$(cat "$TMP/sim.txt")"; fi
+
+# simulate --records and --shard: three shards merged = the single run's records merged
+"$MENTAT" simulate --games 45 --jobs 2 --no-invariants --records "$TMP/sim-all.jsonl" >/dev/null 2>&1
+for i in 1 2 3; do
+  "$MENTAT" simulate --games 45 --no-invariants --shard $i/3 --records "$TMP/sim-shard-$i.jsonl" >/dev/null 2>&1 &
+done
+wait
+"$MENTAT" merge --json "$TMP/sim-all.jsonl" >"$TMP/sim-all.json" 2>&1
+"$MENTAT" merge --json "$TMP"/sim-shard-*.jsonl >"$TMP/sim-merged.json" 2>&1
+if [ "$(wc -l <"$TMP/sim-all.jsonl")" -eq 45 ] && "$JSONCHECK" <"$TMP/sim-all.json" && grep -q '"games":45,' "$TMP/sim-all.json" &&
+   cmp -s "$TMP/sim-all.json" "$TMP/sim-merged.json"; then ok
+else bad "simulate --shard: three shards merged differ from the single run" "$(cat "$TMP/sim-all.json"; diff "$TMP/sim-all.json" "$TMP/sim-merged.json")"; fi
 
 # 9. progress: on a terminal only (script(1) gives one), never with --quiet
 if command -v script >/dev/null 2>&1; then
