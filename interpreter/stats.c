@@ -159,6 +159,7 @@ static char *jstring(const char **s) {
       switch (**s) {
       case 'n': sb_putc(&b, '\n'); break;
       case 't': sb_putc(&b, '\t'); break;
+      case 'r': sb_putc(&b, '\r'); break;
       case 'u': { /* sb_json_str writes \u00XX for control characters only */
         unsigned v = 0;
         for (int i = 0; i < 4; i++) {

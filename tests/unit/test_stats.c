@@ -40,7 +40,7 @@ static void fill_run(sim_run *run) {
   for (int s = 0; s < 2; s++) {
     run->side[s].hash = mt_strdup(s ? "00000000000000bb" : "00000000000000aa");
     run->side[s].ruleset = mt_strdup("basic");
-    run->side[s].variants = mt_strdup(s ? "house,\"odd\" name" : "");
+    run->side[s].variants = mt_strdup(s ? "house,\"odd\"\r\t\\name" : "");
     run->side[s].present = true;
   }
 }
@@ -69,7 +69,7 @@ static void records_round_trip(void **state) {
   assert_int_equal(back.nfactions, 3);
   assert_string_equal(back.factions[2], "green");
   assert_string_equal(back.bots, "random");
-  assert_string_equal(back.side[1].variants, "house,\"odd\" name");
+  assert_string_equal(back.side[1].variants, "house,\"odd\"\r\t\\name");
   assert_string_equal(back.side[0].hash, "00000000000000aa");
   assert_true(back.paired);
   for (int i = 0; i < 3; i++) {
