@@ -456,6 +456,21 @@ static const char *label(const sim_side *sd, const char *none) {
   return sd->variants && *sd->variants ? sd->variants : none;
 }
 
+/* The verdict of a paired run, one line per significant faction and one for
+ * the rest, each ending in a newline, appended to OUT. */
+static void verdict(const sim_run *run, const summary *S, strbuf *out) {
+  const char *who = label(&run->side[SIM_VARIANT], "the variant");
+  for (int f = 0; f < run->nfactions; f++) {
+    const faction_stats *fs = &S->fac[f];
+    if (!fs->significant) continue;
+    sb_printf(out, "%s %s %s's win share by %.1f points [%.1f, %.1f], significant after Holm (p = %.2g)\n", who,
+              fs->diff > 0 ? "raises" : "lowers", run->factions[f], 100 * fabs(fs->diff),
+              100 * (fs->diff > 0 ? fs->dlo : -fs->dhi), 100 * (fs->diff > 0 ? fs->dhi : -fs->dlo), fs->p);
+  }
+  if (!S->nsig) sb_printf(out, "%s: no faction's win share changes significantly (all within noise)\n", who);
+  else if (S->nsig < run->nfactions) sb_puts(out, "other factions within noise\n");
+}
+
 static void print_json(const sim_run *run, const summary *S) {
   strbuf b = {0};
   sb_printf(&b, "{\"games\":%ld,\"failed\":%ld,\"seed\":%llu,\"ruleset\":", S->games, S->failed,
@@ -504,6 +519,19 @@ static void print_json(const sim_run *run, const summary *S) {
       sb_printf(&b, ":%ld,", ss->nvic[i]);
     }
     sb_printf(&b, "\"none\":%ld}}", ss->novictory);
+  }
+  if (run->paired) { /* the verdict's lines, as the text prints them */
+    strbuf v = {0};
+    verdict(run, S, &v);
+    sb_puts(&b, ",\"verdict\":[");
+    int k = 0;
+    for (char *line = v.s, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
+      *nl = 0;
+      if (k++) sb_putc(&b, ',');
+      sb_json_str(&b, line);
+    }
+    sb_putc(&b, ']');
+    sb_free(&v);
   }
   sb_puts(&b, "}\n");
   fputs(b.s, stdout);
@@ -590,19 +618,16 @@ static void print_text(const sim_run *run, const summary *S) {
            S->side[s].decisions / n);
   }
   if (!run->paired) return;
-  const char *who = label(V, "the variant");
-  printf("verdict:\n");
-  for (int f = 0; f < run->nfactions; f++) {
-    const faction_stats *fs = &S->fac[f];
-    if (!fs->significant) continue;
-    printf("  %s %s %s's win share by %.1f points [%.1f, %.1f], significant after Holm (p = %.2g)\n", who,
-           fs->diff > 0 ? "raises" : "lowers", run->factions[f], 100 * fabs(fs->diff),
-           100 * (fs->diff > 0 ? fs->dlo : -fs->dhi), 100 * (fs->diff > 0 ? fs->dhi : -fs->dlo), fs->p);
+  strbuf v = {0};
+  verdict(run, S, &v);
+  printf("verdict:\n  ");
+  for (const char *c = v.s; c && *c; c++) {
+    putchar(*c);
+    if (*c == '\n' && c[1]) printf("  ");
   }
-  if (!S->nsig) printf("  %s: no faction's win share changes significantly (all within noise)\n", who);
-  else if (S->nsig < run->nfactions) printf("  other factions within noise\n");
-  printf("overall: %s changes the win share of %d of the %d factions significantly (* above)\n", who, S->nsig,
-         run->nfactions);
+  sb_free(&v);
+  printf("overall: %s changes the win share of %d of the %d factions significantly (* above)\n",
+         label(V, "the variant"), S->nsig, run->nfactions);
 }
 
 /* The plot: win shares with their intervals, base beside variant, by gnuplot. */

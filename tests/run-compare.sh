@@ -55,7 +55,7 @@ if "$JSONCHECK" <"$TMP/all.json"; then ok; else bad "compare --json does not par
 missing=""
 for k in '"games":150' '"seed":1' '"ruleset":"basic"' '"variants":\["no_fremen_win"\]' '"against":\[\]' '"bots":"random"' \
          '"hashes":{"base":"[0-9a-f]\{16\}","variant":"[0-9a-f]\{16\}"}' '"base":{"wins":[0-9]*,"share":[0-9.]*,"ci":\[[0-9.]*,[0-9.]*\]}' \
-         '"victories":{' '"mean_turns":' '"mean_decisions":'; do
+         '"victories":{' '"mean_turns":' '"mean_decisions":' '"verdict":\["no_fremen_win lowers fremen'; do
   grep -q "$k" "$TMP/all.json" || missing="$missing $k"
 done
 if [ -z "$missing" ]; then ok; else bad "compare --json lacks:$missing" "$(cat "$TMP/all.json")"; fi
