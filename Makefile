@@ -16,7 +16,7 @@ WERROR   ?= -Werror
 PREFIX   ?= /usr/local
 
 # ---- dependencies: detect, install as root, or print the exact command ----
-DEB_PKGS = flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin
+DEB_PKGS = flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin gnuplot-nox
 DEPS_MISSING = missing=""; \
 	command -v flex >/dev/null || missing="$$missing flex"; \
 	command -v bison >/dev/null || missing="$$missing bison"; \
@@ -25,7 +25,8 @@ DEPS_MISSING = missing=""; \
 	pkg-config --exists cmocka 2>/dev/null || missing="$$missing libcmocka-dev"; \
 	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev"; \
 	command -v dot >/dev/null || missing="$$missing graphviz"; \
-	command -v rsvg-convert >/dev/null || missing="$$missing librsvg2-bin"
+	command -v rsvg-convert >/dev/null || missing="$$missing librsvg2-bin"; \
+	command -v gnuplot >/dev/null || missing="$$missing gnuplot-nox"
 .PHONY: deps deps-check
 deps: deps-check
 deps-check:
@@ -80,7 +81,7 @@ TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update house-rules \
-        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc board-svg board-png FORCE
+        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc board-svg board-png compare FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/mentat $(BUILD)/libmentat.a
@@ -133,7 +134,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
 test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session \
-      house-rules reports modding-doc packs variants-doc board-svg
+      house-rules reports modding-doc packs variants-doc board-svg compare
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -207,6 +208,11 @@ packs: $(BUILD)/mentat
 # the house-rule tutorial (docs/variants.md): every command run, its output compared; the example variants checked
 variants-doc: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-variants-doc.sh
+
+# compare: identical rule sets differ by 0, a decisive disable is significant, shards merge to the
+# single run, records round-trip, --json parses, --csv, --plot renders (gnuplot, then rsvg-convert)
+compare: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
+	@BUILD=$(BUILD) sh tests/run-compare.sh
 
 # the board drawn (show board --svg, dump board --svg): rendered by rsvg-convert, checked
 board-svg: $(BUILD)/mentat

@@ -47,9 +47,16 @@ static const char usage[] =
     "  graph   [pack options] [--phase ID | --rule ID]   the rule-interaction graph in Graphviz DOT\n"
     "                                     (render: mentat graph ... | dot -Tsvg > rules.svg)\n"
     "  simulate [pack options] --games N [--seed S] [--jobs J] [--json] [--factions a,b] [--no-invariants]\n"
-    "           [--bots random|uniform|passive|heuristic] [--work-budget N]\n"
+    "           [--bots random|uniform|passive|heuristic] [--work-budget N] [--quiet] [--records F] [--shard I/N]\n"
     "                                     seeded games with invariants checked after every step\n"
     "                                     (--no-invariants: unchecked, for balance runs)\n"
+    "  compare [pack options] [--against W]... --variant V... --games N [--seed S] [--jobs J] [--bots B]\n"
+    "          [--factions a,b] [--json|--csv] [--records FILE] [--plot FILE.svg] [--quiet] [--shard I/N]\n"
+    "                                     the variant against the base (the pack, with the --against\n"
+    "                                     variants) on the same seeds: shares with 95% intervals, paired\n"
+    "                                     differences, Holm-corrected tests (docs/balance.md)\n"
+    "  merge   [--json|--csv] [--plot FILE.svg] RECORDS...   the summary of a run from its --records\n"
+    "                                     files (its shards: compare, or simulate)\n"
     "\n"
     "--work-budget N: the VM instructions the bots' listing and sampling may spend on one decision\n"
     "(default 100000000); a decision that needs more stops the game with an error naming it\n"
@@ -487,6 +494,49 @@ static int cmd_simulate(int argc, char **argv) {
   return code;
 }
 
+/* `mentat compare [pack options] [--against W]... --variant V... ...`: the
+ * base rule set (the pack with the --against variants) and the variant one
+ * (the pack with the --variant ones), loaded here; the games in sim.c. */
+static int cmd_compare(int argc, char **argv) {
+  opts ob = {0}, ov = {0};
+  char *pack_args[64], *base_args[128], *var_args[128], *sim_args[64];
+  int np = 0, nb = 0, nv = 0, ns = 0, nvariants = 0;
+  if (argc > 62) return fprintf(stderr, "mentat compare: too many arguments\n"), EX_USAGE;
+  pack_args[np++] = argv[0];
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    bool has_arg = !strcmp(a, "--components") || !strcmp(a, "--rules") || !strcmp(a, "--pack") || !strcmp(a, "--ruleset");
+    if (has_arg || !strcmp(a, "--advanced")) {
+      pack_args[np++] = argv[i];
+      if (has_arg && i + 1 < argc) pack_args[np++] = argv[++i];
+    } else if ((!strcmp(a, "--variant") || !strcmp(a, "--against")) && i + 1 < argc) {
+      char **to = a[2] == 'v' ? var_args : base_args;
+      int *n = a[2] == 'v' ? &nv : &nb;
+      nvariants += a[2] == 'v';
+      static char variant_opt[] = "--variant";
+      to[(*n)++] = variant_opt;
+      to[(*n)++] = argv[++i];
+    } else sim_args[ns++] = argv[i];
+  }
+  if (!nvariants) return fprintf(stderr, "mentat compare: give the house rule to measure: --variant V (repeatable)\n"), EX_USAGE;
+  char *all_b[192], *all_v[192];
+  int na = 0, nva = 0;
+  for (int i = 0; i < np; i++) all_b[na++] = pack_args[i], all_v[nva++] = pack_args[i];
+  for (int i = 0; i < nb; i++) all_b[na++] = base_args[i];
+  for (int i = 0; i < nv; i++) all_v[nva++] = var_args[i];
+  if (parse_opts(na, all_b, &ob, 0) < 0 || parse_opts(nva, all_v, &ov, 0) < 0) return EX_USAGE;
+  if (ob.nfiles || ov.nfiles) return fprintf(stderr, "mentat compare: unexpected argument '%s'\n", ob.files[0]), EX_USAGE;
+  int code = EX_OK;
+  mt_rules *base = load(&ob, &code);
+  if (!base) return code;
+  mt_rules *var = load(&ov, &code);
+  if (!var) return mt_rules_free(base), code;
+  code = sim_compare_main(base, var, ns, sim_args);
+  mt_rules_free(var);
+  mt_rules_free(base);
+  return code;
+}
+
 /* The narration of `play` and `run`; UD non-NULL: as JSON lines. */
 static void narrate(void *ud, const char *rule, const char *text) {
   if (!ud) {
@@ -755,6 +805,8 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "dump")) return dump_main(argc - 1, argv + 1);
   if (!strcmp(cmd, "rules")) return cmd_rules(argc - 1, argv + 1);
   if (!strcmp(cmd, "simulate")) return cmd_simulate(argc - 1, argv + 1);
+  if (!strcmp(cmd, "compare")) return cmd_compare(argc - 1, argv + 1);
+  if (!strcmp(cmd, "merge")) return sim_merge_main(argc - 2, argv + 2);
   if (!strcmp(cmd, "diff") || !strcmp(cmd, "graph")) return cmd_report(argc - 1, argv + 1);
   if (!strcmp(cmd, "repl")) {
     char pack[4096];
@@ -764,7 +816,7 @@ int main(int argc, char **argv) {
     if (!dir && !(dir = find_pack(pack, sizeof pack))) return EX_IOERR;
     return repl_main(argc - 1, argv + 1, dir);
   }
-  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "simulate", "diff", "graph", "help"};
+  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "simulate", "compare", "merge", "diff", "graph", "help"};
   const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
   fprintf(stderr, "mentat: unknown command '%s'%s%s%s\n%s", cmd, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "",
           usage);

@@ -9,7 +9,13 @@
  * (--no-invariants skips the checks, for balance runs).  With --jobs J the
  * games are split over J processes (game i goes to process i mod J); a process
  * that dies before reporting all its games makes the run fail (exit 70) with
- * the count of games missing. */
+ * the count of games missing.
+ *
+ * `compare` (sim_compare_main) plays two rule sets on the same seeds with the
+ * same play_one, always in worker processes, and hands the results to stats.c
+ * as records: the summary, the records file, merge and the plot live there.
+ * Both commands show progress on a terminal: the workers write one byte per
+ * game to a pipe that the parent counts. */
 #define _POSIX_C_SOURCE 200809L
 #include "sim.h"
 
@@ -119,6 +125,7 @@ typedef struct sim_opts {
   const char *factions;
   bool unchecked; /* --no-invariants: balance runs that trust the rules */
   uint64_t work_budget; /* per decision (0: MT_WORK_BUDGET) */
+  bool quiet;           /* --quiet: no progress line even on a terminal */
 } sim_opts;
 
 static int find_var(const program *p, const char *name) {
@@ -146,7 +153,7 @@ static uint64_t prof_split[3], prof_last;
 #endif
 
 /* Plays game SEED; writes one result line to OUT:
- *   ok SEED DECISIONS WINNERS_MASK VICTORY_RULE VM_INSTRUCTIONS PEAK_DECISION_WORK
+ *   ok SEED DECISIONS WINNERS_MASK VICTORY_RULE VM_INSTRUCTIONS PEAK_DECISION_WORK TURNS
  *   fail SEED STEP MESSAGE */
 static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *out) {
   const char *fac[BOARD_MAX_FACTIONS];
@@ -214,10 +221,10 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
     fprintf(out, "fail %llu %ld %s\n", (unsigned long long)seed, step, why.s ? why.s : "");
   } else {
     const program *p = &r->prog;
-    int wv = find_var(p, "winners"), vv = find_var(p, "victory");
-    int64_t w = wv >= 0 ? read_var(g, wv) : 0, v = vv >= 0 ? read_var(g, vv) : -1;
-    fprintf(out, "ok %llu %ld %lld %lld %llu %llu\n", (unsigned long long)seed, step, (long long)w, (long long)v,
-            (unsigned long long)g->v.steps, (unsigned long long)mt_decision_work_peak(g));
+    int wv = find_var(p, "winners"), vv = find_var(p, "victory"), tv = find_var(p, "turn");
+    int64_t w = wv >= 0 ? read_var(g, wv) : 0, v = vv >= 0 ? read_var(g, vv) : -1, t = tv >= 0 ? read_var(g, tv) : 0;
+    fprintf(out, "ok %llu %ld %lld %lld %llu %llu %lld\n", (unsigned long long)seed, step, (long long)w, (long long)v,
+            (unsigned long long)g->v.steps, (unsigned long long)mt_decision_work_peak(g), (long long)t);
   }
   sb_free(&why);
   vm_watch_free(&inv);
@@ -240,8 +247,132 @@ static double now(void) {
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* A comma-separated list as the items of a JSON array (without the brackets). */
+static void json_names(strbuf *b, const char *list) {
+  char *copy = mt_strdup(list ? list : "");
+  int k = 0;
+  for (char *t = strtok(copy, ","); t; t = strtok(NULL, ",")) {
+    if (k++) sb_putc(b, ',');
+    sb_json_str(b, t);
+  }
+  mt_free(copy);
+}
+
+/* Parses --shard I/N (1 <= I <= N). */
+static bool parse_shard(const char *s, long *i, long *n) {
+  char *end;
+  errno = 0;
+  *i = strtol(s, &end, 10);
+  if (errno || end == s || *end != '/') return false;
+  const char *q = end + 1;
+  *n = strtol(q, &end, 10);
+  return !errno && end != q && !*end && *n >= 1 && *n <= 1000000 && *i >= 1 && *i <= *n;
+}
+
+/* The side's def index of each of the run's factions. */
+static void faction_map(const mt_rules *r, const sim_run *run, int map[SIM_MAX_FACTIONS]) {
+  for (int f = 0; f < run->nfactions; f++) {
+    map[f] = -1;
+    for (int d = 0; d < r->def->nfactions; d++)
+      if (!strcmp(r->def->factions[d].id, run->factions[f])) map[f] = d;
+  }
+}
+
+/* A result line of play_one as a record of SIDE. */
+static bool parse_result(const char *line, const mt_rules *r, const int map[SIM_MAX_FACTIONS], int nf, sim_record *rec,
+                         const char **failure) {
+  unsigned long long seed, ins, work;
+  long steps;
+  long long w, v, t;
+  *failure = NULL;
+  if (!strncmp(line, "fail ", 5)) {
+    if (sscanf(line, "fail %llu %ld", &seed, &steps) != 2) return false;
+    rec->seed = seed, rec->ok = false, rec->decisions = steps;
+    *failure = line;
+    return true;
+  }
+  if (sscanf(line, "ok %llu %ld %lld %lld %llu %llu %lld", &seed, &steps, &w, &v, &ins, &work, &t) != 7) return false;
+  rec->seed = seed, rec->ok = true, rec->decisions = steps, rec->turns = (long)t;
+  rec->winners = 0;
+  for (int f = 0; f < nf; f++)
+    if (map[f] >= 0 && map[f] < 64 && ((uint64_t)w >> map[f] & 1u)) rec->winners |= 1ull << f;
+  rec->victory = v >= 0 && v < r->prog.nrules ? mt_strdup(r->prog.rules[v].id) : NULL; /* the caller frees it */
+  return true;
+}
+
+/* The run's identity for records: its factions (the seated ones, or every
+ * faction of the pack), bots, and each of the NSIDES rule sets RS with the
+ * map from the run's factions to that rule set's.  WHO names the command in
+ * a message.  Returns 0, or 64 when --factions is bad. */
+static int run_setup(sim_run *run, const mt_rules *const *rs, int nsides, const sim_opts *o,
+                     int map[2][SIM_MAX_FACTIONS], const char *who) {
+  if (o->factions) {
+    char buf[512];
+    char *names[BOARD_MAX_FACTIONS];
+    snprintf(buf, sizeof buf, "%s", o->factions);
+    int n = mt_split_list(buf, names, BOARD_MAX_FACTIONS);
+    char err[256];
+    mt_game *g = n > 0 ? mt_game_new(rs[0], (const char *const *)names, n, 1, err, sizeof err) : NULL;
+    if (!g) return fprintf(stderr, "mentat %s: --factions: %s\n", who, n > 0 ? err : "give faction ids, comma-separated"), 64;
+    mt_game_free(g);
+    for (int f = 0; f < n && f < SIM_MAX_FACTIONS; f++) run->factions[run->nfactions++] = mt_strdup(names[f]);
+  } else
+    for (int f = 0; f < rs[0]->def->nfactions && f < SIM_MAX_FACTIONS; f++)
+      run->factions[run->nfactions++] = mt_strdup(rs[0]->def->factions[f].id);
+  run->bots = mt_strdup(bot_kind_name(o->bots));
+  for (int s = 0; s < nsides; s++) {
+    char h[17];
+    sim_ruleset_hash(rs[s], h);
+    run->side[s].hash = mt_strdup(h);
+    run->side[s].ruleset = mt_strdup(rs[s]->advanced ? "advanced" : "basic");
+    run->side[s].variants = mt_strdup(rs[s]->variant_names ? rs[s]->variant_names : "");
+    run->side[s].present = true;
+    faction_map(rs[s], run, map[s]);
+  }
+  run->paired = nsides == 2;
+  return 0;
+}
+
+/* Progress on standard error, on one line redrawn: games done, games/s, time
+ * left; LAST clears it.  Only called when standard error is a terminal. */
+static void progress(const char *who, long done, long total, double t0, bool last) {
+  double el = now() - t0, rate = el > 0 ? (double)done / el : 0;
+  if (last) {
+    fprintf(stderr, "\r\033[K");
+    return;
+  }
+  fprintf(stderr, "\r\033[K%s: %ld/%ld games, %.1f games/s, %.0f s left", who, done, total, rate,
+          rate > 0 ? (double)(total - done) / rate : 0);
+}
+
+/* Counts the ticks (one byte per game) the workers write to FD until they all
+ * close it, showing progress when SHOW. */
+static void follow(int fd, const char *who, long total, double t0, bool show) {
+  long done = 0;
+  double shown = 0;
+  char buf[256];
+  ssize_t got;
+  while ((got = read(fd, buf, sizeof buf)) != 0) {
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    done += got;
+    if (show && now() - shown > 0.25) progress(who, done, total, t0, false), shown = now();
+  }
+  close(fd);
+  if (show) progress(who, done, total, t0, true);
+}
+
+/* One game done: a byte to the parent's progress pipe (nobody reading is no error). */
+static void tick_once(int fd) {
+  if (fd >= 0 && write(fd, "", 1) < 0) return;
+}
+
 int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv) {
   sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000};
+  const char *records = NULL;
+  long shard_i = 1, shard_n = 1;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     char *end;
@@ -270,6 +401,13 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
       o.json = true;
     } else if (!strcmp(a, "--no-invariants")) {
       o.unchecked = true;
+    } else if (!strcmp(a, "--quiet")) {
+      o.quiet = true;
+    } else if (!strcmp(a, "--records") && i + 1 < argc) {
+      records = argv[++i];
+    } else if (!strcmp(a, "--shard") && i + 1 < argc) {
+      if (!parse_shard(argv[++i], &shard_i, &shard_n))
+        return fprintf(stderr, "mentat simulate: --shard is I/N with 1 <= I <= N, not '%s'\n", argv[i]), 64;
     } else if (!strcmp(a, "--work-budget") && i + 1 < argc) {
       o.work_budget = strtoull(argv[++i], &end, 10);
       if (*end || !o.work_budget || argv[i][0] == '-') return fprintf(stderr, "mentat simulate: bad --work-budget\n"), 64;
@@ -299,14 +437,24 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
   if (o.max_decisions != 100000) sb_printf(&replay, " --max-decisions %ld", o.max_decisions);
   if (o.unchecked) sb_puts(&replay, " --no-invariants");
   o.replay = replay.s;
+  /* with --shard I/N, this process plays games I-1, I-1+N, ... of the run */
+  long total = o.games >= shard_i ? (o.games - shard_i) / shard_n + 1 : 0;
+  sim_run run = {0};
+  int map[2][SIM_MAX_FACTIONS];
+  if (records && run_setup(&run, &r, 1, &o, map, "simulate")) return sb_free(&replay), sim_run_fini(&run), 64;
   double t0 = now();
-  /* results go through a temporary file per job */
+  /* results go through a temporary file per job; progress through a pipe
+   * from the workers (one byte per game), or in the loop with one job */
   FILE *res[256];
   pid_t pids[256];
+  bool show = !o.quiet && isatty(2);
+  int tick[2] = {-1, -1};
+  if (show && o.jobs > 1 && pipe(tick) < 0) tick[0] = tick[1] = -1;
   for (int j = 0; j < o.jobs; j++) {
     res[j] = tmpfile();
     if (!res[j]) return fprintf(stderr, "mentat simulate: cannot create a temporary file\n"), 74;
   }
+  fflush(stdout), fflush(stderr);
   for (int j = 0; j < o.jobs; j++) {
     pids[j] = o.jobs == 1 ? 0 : fork();
     if (pids[j] < 0) return fprintf(stderr, "mentat simulate: fork failed: %s\n", strerror(errno)), 70;
@@ -314,13 +462,22 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
       /* test hook (tests/run-simulate.sh): worker K dies by SIGKILL after its first game */
       const char *kill_env = getenv("MENTAT_TEST_KILL_WORKER");
       bool die = o.jobs > 1 && kill_env && atoi(kill_env) == j + 1;
-      for (long i = j; i < o.games; i += o.jobs) {
-        play_one(r, &o, o.seed + (uint64_t)i, res[j]);
+      if (tick[0] >= 0) close(tick[0]);
+      double shown = 0;
+      for (long t = j; t < total; t += o.jobs) {
+        play_one(r, &o, o.seed + (uint64_t)(shard_i - 1 + t * shard_n), res[j]);
         fflush(res[j]);
+        tick_once(tick[1]);
+        if (show && o.jobs == 1 && now() - shown > 0.25) progress("simulate", t + 1, total, t0, false), shown = now();
         if (die) raise(SIGKILL);
       }
       if (o.jobs > 1) _exit(0);
+      if (show) progress("simulate", total, total, t0, true);
     }
+  }
+  if (tick[1] >= 0) {
+    close(tick[1]);
+    follow(tick[0], "simulate", total, t0, true);
   }
   /* how each worker ended: one killed by a signal (or failing otherwise)
    * before it wrote every result loses games, which must not pass unseen */
@@ -352,10 +509,16 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
   strbuf failed_json = {0};
   for (int j = 0; j < o.jobs; j++) {
     rewind(res[j]);
-    long expected = o.games > j ? (o.games - 1 - j) / o.jobs + 1 : 0, got = 0;
+    long expected = total > j ? (total - 1 - j) / o.jobs + 1 : 0, got = 0;
     while (getline(&line, &linecap, res[j]) > 0) {
       if (!strchr(line, '\n')) break; /* a result cut short by a dying worker */
       got++;
+      if (records) {
+        sim_record rec = {.side = SIM_BASE};
+        const char *failure;
+        if (parse_result(line, r, map[0], run.nfactions, &rec, &failure)) sim_run_add(&run, &rec);
+        mt_free(rec.victory);
+      }
       unsigned long long seed;
       long steps;
       long long w, v;
@@ -403,6 +566,8 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
       if (!died[j]) died[j] = -2;
     }
   }
+  char hash[17];
+  sim_ruleset_hash(r, hash);
   double gps = elapsed > 0 ? (double)played / elapsed : 0, dps = elapsed > 0 ? (double)decisions / elapsed : 0;
   if (o.json) {
     printf("{\"games\":%ld,\"ok\":%ld,\"failures\":%ld,\"seconds\":%.3f,\"games_per_second\":%.1f,\"decisions_per_second\":%.0f,"
@@ -413,7 +578,23 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
            (unsigned long long)(o.work_budget ? o.work_budget : MT_WORK_BUDGET), missing, failed_json.s ? failed_json.s : "");
     for (int f = 0, k = 0; f < def->nfactions; f++)
       printf("%s\"%s\":%.4f", k++ ? "," : "", def->factions[f].id, played ? (double)wins[f] / (double)played : 0);
-    printf("},\"victories\":{");
+    /* the run as compare reports it: what played, and each faction's share with its 95% Wilson interval */
+    strbuf id = {0};
+    sb_printf(&id, "},\"seed\":%llu,\"ruleset\":\"%s\",\"variants\":[", (unsigned long long)o.seed,
+              r->advanced ? "advanced" : "basic");
+    json_names(&id, r->variant_names);
+    sb_printf(&id, "],\"bots\":\"%s\",\"hash\":\"%s\",\"factions\":[", bot_kind_name(o.bots), hash);
+    for (int f = 0; f < def->nfactions; f++) {
+      double lo, hi;
+      sim_wilson(wins[f], played, &lo, &hi);
+      sb_printf(&id, "%s{\"faction\":", f ? "," : "");
+      sb_json_str(&id, def->factions[f].id);
+      sb_printf(&id, ",\"wins\":%ld,\"share\":%.4f,\"ci\":[%.4f,%.4f]}", wins[f],
+                played ? (double)wins[f] / (double)played : 0, lo, hi);
+    }
+    printf("%s]", id.s);
+    sb_free(&id);
+    printf(",\"victories\":{");
     int k = 0;
     for (int i = 0; i < r->prog.nrules; i++)
       if (by_rule[i]) printf("%s\"%s\":%ld", k++ ? "," : "", r->prog.rules[i].id, by_rule[i]);
@@ -422,14 +603,21 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
     printf("%ld games (%ld failed%s) in %.2f s with %d job%s: %.1f games/s, %.0f decisions/s, %.1f decisions per game\n",
            played + failures, failures, missing ? ", some missing: see below" : "", elapsed, o.jobs, o.jobs == 1 ? "" : "s",
            gps, dps, played ? (double)decisions / (double)played : 0);
-    if (missing) printf("%ld of the %ld games are missing: a worker died before reporting them\n", missing, o.games);
+    if (missing) printf("%ld of the %ld games are missing: a worker died before reporting them\n", missing, total);
     printf("VM: %.0f instructions/s; state: %zu bytes per game; listing and sampling one decision: at most %llu "
            "instructions (work budget %llu)\n",
            elapsed > 0 ? (double)instructions / elapsed : 0, state_bytes, peak,
            (unsigned long long)(o.work_budget ? o.work_budget : MT_WORK_BUDGET));
-    printf("win rate per faction (shared victories count for each winner):\n");
-    for (int f = 0; f < def->nfactions; f++)
-      printf("  %-16s %6.1f%%\n", def->factions[f].id, played ? 100.0 * (double)wins[f] / (double)played : 0);
+    printf("seed %llu (game i plays seed %llu+i), ruleset %s, variants: %s, bots %s, rule-set hash %s\n",
+           (unsigned long long)o.seed, (unsigned long long)o.seed, r->advanced ? "advanced" : "basic",
+           r->variant_names && *r->variant_names ? r->variant_names : "(none)", bot_kind_name(o.bots), hash);
+    printf("win rate per faction (shared victories count for each winner), 95%% Wilson interval:\n");
+    for (int f = 0; f < def->nfactions; f++) {
+      double lo, hi;
+      sim_wilson(wins[f], played, &lo, &hi);
+      printf("  %-16s %6.1f%% [%5.1f, %5.1f]\n", def->factions[f].id, played ? 100.0 * (double)wins[f] / (double)played : 0,
+             100 * lo, 100 * hi);
+    }
     printf("victories by deciding rule:\n");
     for (int i = 0; i < r->prog.nrules; i++)
       if (by_rule[i]) printf("  %-12s %6ld  %s\n", r->prog.rules[i].id, by_rule[i], r->prog.rules[i].title);
@@ -437,9 +625,155 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
   }
   mt_free(by_rule);
   free(line);
+  int wrote = 0;
+  if (records) {
+    FILE *f = fopen(records, "w");
+    if (f) {
+      for (long i = 0; i < run.n; i++) sim_record_write(f, &run, &run.recs[i]);
+      if (fclose(f) != 0) wrote = 74;
+    } else wrote = 74;
+    if (wrote) fprintf(stderr, "mentat simulate: cannot write '%s': %s\n", records, strerror(errno));
+    sim_run_fini(&run);
+  }
   sb_free(&failed_json);
   sb_free(&replay);
   if (getenv("MENTAT_PROFILE")) vm_profile_report(&r->prog), prof_report();
   if (missing) return 70;
+  if (wrote) return wrote;
+  return failures ? 1 : 0;
+}
+
+/* ---- compare: two rule sets on the same seeds ---- */
+
+int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, char **argv) {
+  sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000, .unchecked = true};
+  sim_output out = {0};
+  const char *records = NULL;
+  bool quiet = false;
+  long shard_i = 1, shard_n = 1;
+  for (int i = 0; i < argc; i++) {
+    const char *a = argv[i];
+    char *end;
+    errno = 0;
+    if (!strcmp(a, "--games") && i + 1 < argc) {
+      o.games = strtol(argv[++i], &end, 10);
+      if (*end || errno || o.games < 1 || o.games > 100000000)
+        return fprintf(stderr, "mentat compare: --games must be a whole number from 1 to 100000000, not '%s'\n", argv[i]), 64;
+    } else if (!strcmp(a, "--seed") && i + 1 < argc) {
+      o.seed = strtoull(argv[++i], &end, 10);
+      if (*end || errno || !*argv[i] || *argv[i] == '-')
+        return fprintf(stderr, "mentat compare: --seed must be a whole number, not '%s'\n", argv[i]), 64;
+    } else if (!strcmp(a, "--jobs") && i + 1 < argc) {
+      o.jobs = (int)strtol(argv[++i], &end, 10);
+      if (*end || errno || o.jobs < 1 || o.jobs > 256)
+        return fprintf(stderr, "mentat compare: --jobs must be a whole number from 1 to 256, not '%s'\n", argv[i]), 64;
+    } else if (!strcmp(a, "--max-decisions") && i + 1 < argc) {
+      o.max_decisions = strtol(argv[++i], &end, 10);
+      if (*end || errno || o.max_decisions < 1) return fprintf(stderr, "mentat compare: bad --max-decisions\n"), 64;
+    } else if (!strcmp(a, "--factions") && i + 1 < argc) {
+      o.factions = argv[++i];
+    } else if (!strcmp(a, "--bots") && i + 1 < argc) {
+      if ((o.bots = bot_kind_parse(argv[++i])) < 0) return fprintf(stderr, "mentat compare: unknown --bots '%s'\n", argv[i]), 64;
+    } else if (!strcmp(a, "--json")) {
+      out.json = true;
+    } else if (!strcmp(a, "--csv")) {
+      out.csv = true;
+    } else if (!strcmp(a, "--plot") && i + 1 < argc) {
+      out.plot = argv[++i];
+    } else if (!strcmp(a, "--records") && i + 1 < argc) {
+      records = argv[++i];
+    } else if (!strcmp(a, "--quiet")) {
+      quiet = true;
+    } else if (!strcmp(a, "--invariants")) {
+      o.unchecked = false;
+    } else if (!strcmp(a, "--shard") && i + 1 < argc) {
+      if (!parse_shard(argv[++i], &shard_i, &shard_n))
+        return fprintf(stderr, "mentat compare: --shard is I/N with 1 <= I <= N, not '%s'\n", argv[i]), 64;
+    } else if (!strcmp(a, "--work-budget") && i + 1 < argc) {
+      o.work_budget = strtoull(argv[++i], &end, 10);
+      if (*end || !o.work_budget || argv[i][0] == '-') return fprintf(stderr, "mentat compare: bad --work-budget\n"), 64;
+    } else {
+      return fprintf(stderr, "mentat compare: unknown option '%s'\n", a), 64;
+    }
+  }
+  /* the run: its factions (seated, or every faction of the pack), bots, rule sets */
+  sim_run run = {0};
+  const mt_rules *rs[2] = {base, variant};
+  int map[2][SIM_MAX_FACTIONS];
+  if (run_setup(&run, rs, 2, &o, map, "compare")) return sim_run_fini(&run), 64;
+  /* this shard's games: k = shard_i-1, shard_i-1+shard_n, ...; worker j plays every jobs-th of them */
+  long total = o.games >= shard_i ? (o.games - shard_i) / shard_n + 1 : 0;
+  if (o.jobs > total && total > 0) o.jobs = (int)total;
+  FILE *res[256];
+  pid_t pids[256];
+  int tick[2];
+  if (pipe(tick) < 0) return fprintf(stderr, "mentat compare: pipe failed: %s\n", strerror(errno)), 70;
+  for (int j = 0; j < o.jobs; j++)
+    if (!(res[j] = tmpfile())) return fprintf(stderr, "mentat compare: cannot create a temporary file\n"), 74;
+  fflush(stdout), fflush(stderr);
+  double t0 = now();
+  for (int j = 0; j < o.jobs; j++) {
+    pids[j] = fork();
+    if (pids[j] < 0) return fprintf(stderr, "mentat compare: fork failed: %s\n", strerror(errno)), 70;
+    if (pids[j] == 0) {
+      close(tick[0]);
+      for (long t = j; t < total; t += o.jobs) {
+        uint64_t seed = o.seed + (uint64_t)(shard_i - 1 + t * shard_n);
+        for (int s = 0; s < 2; s++) {
+          fprintf(res[j], "%d ", s);
+          play_one(rs[s], &o, seed, res[j]);
+        }
+        fflush(res[j]);
+        tick_once(tick[1]);
+      }
+      _exit(0);
+    }
+  }
+  close(tick[1]);
+  follow(tick[0], "compare", total, t0, !quiet && isatty(2));
+  int rc = 0;
+  for (int j = 0; j < o.jobs; j++) {
+    int status = 0;
+    if (waitpid(pids[j], &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      fprintf(stderr, "mentat compare: worker %d died: its games are missing\n", j + 1);
+      rc = 70;
+    }
+  }
+  char *line = NULL;
+  size_t cap = 0;
+  long failures = 0;
+  for (int j = 0; j < o.jobs; j++) {
+    rewind(res[j]);
+    while (getline(&line, &cap, res[j]) > 0) {
+      if (!strchr(line, '\n') || (line[0] != '0' && line[0] != '1') || line[1] != ' ') continue;
+      int s = line[0] - '0';
+      sim_record rec = {.side = s};
+      const char *failure;
+      if (!parse_result(line + 2, rs[s], map[s], run.nfactions, &rec, &failure)) continue;
+      if (failure) {
+        failures++;
+        fprintf(stderr, "mentat compare: the %s game with seed %llu failed: %s", s ? "variant" : "base",
+                (unsigned long long)rec.seed, failure);
+      }
+      sim_run_add(&run, &rec);
+      mt_free(rec.victory);
+    }
+    fclose(res[j]);
+  }
+  free(line);
+  if (records) {
+    FILE *f = fopen(records, "w");
+    if (!f) {
+      fprintf(stderr, "mentat compare: cannot write '%s': %s\n", records, strerror(errno));
+      rc = 74;
+    } else {
+      for (long i = 0; i < run.n; i++) sim_record_write(f, &run, &run.recs[i]);
+      if (fclose(f) != 0) rc = 74;
+    }
+  }
+  int src = sim_summary(&run, &out);
+  sim_run_fini(&run);
+  if (rc) return rc;
+  if (src) return src;
   return failures ? 1 : 0;
 }

@@ -44,7 +44,7 @@ else bad "replaying '$rep' (exit $rc)" "$(cat "$TMP/err1")"; fi
 
 # 3. JSON lists the failures too
 "$MENTAT" simulate $RACE $FLAKY --games 30 --seed 1 --json >"$TMP/json" 2>/dev/null
-n=$(grep -o '"seed":' "$TMP/json" | wc -l)
+n=$(grep -o '{"seed":' "$TMP/json" | wc -l) # each failure's object (the run's own "seed" follows a comma)
 if grep -q '"failures":'"$n"',' "$TMP/json" && [ "$n" -gt 1 ]; then ok; else bad "JSON failures ($n seeds)" "$(cat "$TMP/json")"; fi
 
 # 4. a worker killed by a signal: missing games reported, exit 70

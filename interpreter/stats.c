@@ -1,0 +1,712 @@
+/* stats.c -- balance statistics over game records: intervals, the paired
+ * test, the summary (text, JSON, CSV), records files and the gnuplot plot.
+ *
+ * Sits beside sim.c: sim.c plays the games and hands over records; this file
+ * knows nothing of the engine except the rule set it hashes.  The summary is
+ * a function of the records only, which is what makes `mentat merge` of a
+ * sharded run print the single run's summary byte for byte. */
+#define _POSIX_C_SOURCE 200809L
+#include "stats.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "game.h"
+
+#define Z95 1.959963984540054
+#define ALPHA 0.05
+
+void sim_wilson(long k, long n, double *lo, double *hi) {
+  if (n <= 0) {
+    *lo = 0, *hi = 1;
+    return;
+  }
+  double p = (double)k / (double)n, nn = (double)n, z2 = Z95 * Z95;
+  double den = 1 + z2 / nn, mid = (p + z2 / (2 * nn)) / den;
+  double half = Z95 / den * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn));
+  *lo = k == 0 || mid - half < 0 ? 0 : mid - half; /* exactly 0 and 1 at the ends, not rounding's 1e-17 */
+  *hi = k == n || mid + half > 1 ? 1 : mid + half;
+}
+
+/* McNemar's exact test: B pairs where only the base side won, C where only
+ * the variant did; two-sided p of the binomial(B+C, 1/2) sign test. */
+static double mcnemar_p(long b, long c) {
+  long n = b + c, k = b < c ? b : c;
+  if (n == 0) return 1;
+  double sum = 0;
+  for (long i = 0; i <= k; i++)
+    sum += exp(lgamma((double)n + 1) - lgamma((double)i + 1) - lgamma((double)(n - i) + 1) - (double)n * log(2.0));
+  return 2 * sum > 1 ? 1 : 2 * sum;
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *c = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ c[i]) * 0x100000001b3ull;
+  return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s) { return fnv(h, s ? s : "", (s ? strlen(s) : 0) + 1); }
+
+void sim_ruleset_hash(const mt_rules *r, char out[17]) {
+  const program *p = &r->prog;
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (int i = 0; i < p->nrules; i++) {
+    const rule_rec *rr = &p->rules[i];
+    h = fnv_str(h, rr->id);
+    h = fnv_str(h, rr->title);
+    unsigned char flags[2] = {rr->disabled, rr->replaced};
+    h = fnv(h, flags, sizeof flags);
+  }
+  h = fnv(h, p->code, p->ncode);
+  h = fnv(h, p->consts, (size_t)p->nconsts * sizeof *p->consts);
+  snprintf(out, 17, "%016llx", (unsigned long long)h);
+}
+
+void sim_run_add(sim_run *run, const sim_record *rec) {
+  if (run->n == run->cap) {
+    run->cap = run->cap ? run->cap * 2 : 256;
+    run->recs = mt_realloc(run->recs, (size_t)run->cap * sizeof *run->recs);
+  }
+  sim_record *r = &run->recs[run->n++];
+  *r = *rec;
+  r->victory = rec->victory ? mt_strdup(rec->victory) : NULL;
+  if (rec->side == SIM_VARIANT) run->paired = true;
+}
+
+void sim_run_fini(sim_run *run) {
+  for (long i = 0; i < run->n; i++) mt_free(run->recs[i].victory);
+  mt_free(run->recs);
+  for (int i = 0; i < run->nfactions; i++) mt_free(run->factions[i]);
+  for (int s = 0; s < 2; s++) {
+    mt_free(run->side[s].hash);
+    mt_free(run->side[s].ruleset);
+    mt_free(run->side[s].variants);
+  }
+  mt_free(run->bots);
+  memset(run, 0, sizeof *run);
+}
+
+/* A comma-separated list as a JSON array of strings. */
+static void json_list(strbuf *b, const char *list) {
+  sb_putc(b, '[');
+  const char *s = list ? list : "";
+  for (int k = 0; *s; k++) {
+    const char *e = strchr(s, ',');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    char *one = mt_strndup(s, n);
+    if (k) sb_putc(b, ',');
+    sb_json_str(b, one);
+    mt_free(one);
+    s += n + (e ? 1 : 0);
+  }
+  sb_putc(b, ']');
+}
+
+void sim_record_write(FILE *out, const sim_run *run, const sim_record *rec) {
+  const sim_side *sd = &run->side[rec->side];
+  strbuf b = {0};
+  sb_printf(&b, "{\"seed\":%llu,\"side\":\"%s\",\"hash\":", (unsigned long long)rec->seed,
+            rec->side == SIM_VARIANT ? "variant" : "base");
+  sb_json_str(&b, sd->hash);
+  sb_puts(&b, ",\"ruleset\":");
+  sb_json_str(&b, sd->ruleset);
+  sb_puts(&b, ",\"variants\":");
+  json_list(&b, sd->variants);
+  sb_puts(&b, ",\"bots\":");
+  sb_json_str(&b, run->bots);
+  sb_puts(&b, ",\"factions\":[");
+  for (int f = 0; f < run->nfactions; f++) {
+    if (f) sb_putc(&b, ',');
+    sb_json_str(&b, run->factions[f]);
+  }
+  sb_printf(&b, "],\"ok\":%s,\"winners\":[", rec->ok ? "true" : "false");
+  for (int f = 0, k = 0; f < run->nfactions; f++)
+    if (rec->winners >> f & 1u) {
+      if (k++) sb_putc(&b, ',');
+      sb_json_str(&b, run->factions[f]);
+    }
+  sb_puts(&b, "],\"victory\":");
+  if (rec->victory) sb_json_str(&b, rec->victory);
+  else sb_puts(&b, "null");
+  sb_printf(&b, ",\"turns\":%ld,\"decisions\":%ld}\n", rec->turns, rec->decisions);
+  fputs(b.s, out);
+  sb_free(&b);
+}
+
+/* ---- reading records: the flat JSON objects sim_record_write writes ---- */
+
+typedef struct jval {
+  int kind; /* 's' string, 'n' number, 'a' array of strings, 't' true, 'f' false, '0' null */
+  char *str;    /* 's': the string; 'a': the items comma-joined */
+  double num;
+  uint64_t u;   /* 'n' written as a whole number: exact (seeds take all 64 bits) */
+} jval;
+
+static void ws(const char **s) {
+  while (**s == ' ' || **s == '\t' || **s == '\r' || **s == '\n') (*s)++;
+}
+
+static char *jstring(const char **s) {
+  if (**s != '"') return NULL;
+  strbuf b = {0};
+  sb_puts(&b, "");
+  for ((*s)++; **s != '"'; (*s)++) {
+    if (!**s) return sb_free(&b), NULL;
+    if (**s == '\\') {
+      (*s)++;
+      switch (**s) {
+      case 'n': sb_putc(&b, '\n'); break;
+      case 't': sb_putc(&b, '\t'); break;
+      case 'r': sb_putc(&b, '\r'); break;
+      case 'u': { /* sb_json_str writes \u00XX for control characters only */
+        unsigned v = 0;
+        for (int i = 0; i < 4; i++) {
+          char c = *++*s;
+          if (!c) return sb_free(&b), NULL;
+          v = v * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 32) - 'a' + 10);
+        }
+        sb_putc(&b, (char)v);
+        break;
+      }
+      case 0: return sb_free(&b), NULL;
+      default: sb_putc(&b, **s);
+      }
+    } else sb_putc(&b, **s);
+  }
+  (*s)++;
+  return sb_take(&b);
+}
+
+static bool jvalue(const char **s, jval *v) {
+  ws(s);
+  memset(v, 0, sizeof *v);
+  if (**s == '"') return v->kind = 's', (v->str = jstring(s)) != NULL;
+  if (**s == '[') {
+    strbuf b = {0};
+    sb_puts(&b, "");
+    (*s)++;
+    ws(s);
+    for (int k = 0; **s != ']'; k++) {
+      if (k) {
+        if (**s != ',') return sb_free(&b), false;
+        (*s)++;
+        ws(s);
+      }
+      char *one = jstring(s);
+      if (!one) return sb_free(&b), false;
+      sb_printf(&b, "%s%s", k ? "," : "", one);
+      mt_free(one);
+      ws(s);
+    }
+    (*s)++;
+    return v->kind = 'a', v->str = sb_take(&b), true;
+  }
+  if (!strncmp(*s, "true", 4)) return *s += 4, v->kind = 't', true;
+  if (!strncmp(*s, "false", 5)) return *s += 5, v->kind = 'f', true;
+  if (!strncmp(*s, "null", 4)) return *s += 4, v->kind = '0', true;
+  char *end;
+  errno = 0;
+  v->num = strtod(*s, &end);
+  if (end == *s || errno) return false;
+  if (**s >= '0' && **s <= '9') {
+    char *uend;
+    uint64_t u = strtoull(*s, &uend, 10);
+    if (uend == end && !errno) v->u = u;
+  }
+  *s = end;
+  return v->kind = 'n', true;
+}
+
+/* Sets *FIELD to VALUE, or checks that it already says the same. */
+static bool same_or_set(char **field, const char *value) {
+  if (!*field) return *field = mt_strdup(value), true;
+  return !strcmp(*field, value);
+}
+
+static bool read_line(const char *line, sim_run *run, sim_record *rec, char *err, size_t errlen) {
+  const char *s = line;
+  char *hash = NULL, *ruleset = NULL, *variants = NULL, *bots = NULL, *factions = NULL, *winners = NULL;
+  bool ok = false, have_seed = false;
+  memset(rec, 0, sizeof *rec);
+  ws(&s);
+  if (*s++ != '{') goto fail;
+  for (int k = 0;; k++) {
+    ws(&s);
+    if (*s == '}') break;
+    if (k) {
+      if (*s++ != ',') goto fail;
+      ws(&s);
+    }
+    char *key = jstring(&s);
+    if (!key) goto fail;
+    ws(&s);
+    jval v;
+    if (*s++ != ':' || !jvalue(&s, &v)) {
+      mt_free(key);
+      goto fail;
+    }
+    char **keep = NULL;
+    if (!strcmp(key, "seed") && v.kind == 'n') rec->seed = v.u, have_seed = true;
+    else if (!strcmp(key, "side") && v.kind == 's') rec->side = !strcmp(v.str, "variant") ? SIM_VARIANT : SIM_BASE;
+    else if (!strcmp(key, "hash")) keep = &hash;
+    else if (!strcmp(key, "ruleset")) keep = &ruleset;
+    else if (!strcmp(key, "variants")) keep = &variants;
+    else if (!strcmp(key, "bots")) keep = &bots;
+    else if (!strcmp(key, "factions")) keep = &factions;
+    else if (!strcmp(key, "winners")) keep = &winners;
+    else if (!strcmp(key, "ok")) rec->ok = v.kind == 't';
+    else if (!strcmp(key, "victory") && v.kind == 's') rec->victory = v.str, v.str = NULL;
+    else if (!strcmp(key, "turns") && v.kind == 'n') rec->turns = (long)v.num;
+    else if (!strcmp(key, "decisions") && v.kind == 'n') rec->decisions = (long)v.num;
+    if (keep && v.str) mt_free(*keep), *keep = v.str, v.str = NULL;
+    mt_free(v.str);
+    mt_free(key);
+  }
+  if (!have_seed || !hash || !ruleset || !variants || !bots || !factions || !winners) goto fail;
+  /* the run's factions, in order, from its first record */
+  if (!run->nfactions) {
+    char *list = mt_strdup(factions);
+    for (char *t = strtok(list, ","); t && run->nfactions < SIM_MAX_FACTIONS; t = strtok(NULL, ","))
+      run->factions[run->nfactions++] = mt_strdup(t);
+    mt_free(list);
+  }
+  strbuf mine = {0};
+  sb_puts(&mine, "");
+  for (int f = 0; f < run->nfactions; f++) sb_printf(&mine, "%s%s", f ? "," : "", run->factions[f]);
+  bool same = !strcmp(mine.s, factions);
+  sb_free(&mine);
+  sim_side *sd = &run->side[rec->side];
+  if (!same || !same_or_set(&run->bots, bots) || !same_or_set(&sd->hash, hash) || !same_or_set(&sd->ruleset, ruleset) ||
+      !same_or_set(&sd->variants, variants)) {
+    snprintf(err, errlen, "a record of another run (other factions, bots or rule set)");
+    goto out;
+  }
+  sd->present = true;
+  char *list = winners;
+  for (char *t = strtok(list, ","); t; t = strtok(NULL, ",")) {
+    int f = 0;
+    while (f < run->nfactions && strcmp(run->factions[f], t)) f++;
+    if (f == run->nfactions) {
+      snprintf(err, errlen, "a winner '%s' that is not among the factions", t);
+      goto out;
+    }
+    rec->winners |= 1ull << f;
+  }
+  ok = true;
+  goto out;
+fail:
+  snprintf(err, errlen, "not a game record");
+out:
+  mt_free(hash), mt_free(ruleset), mt_free(variants), mt_free(bots), mt_free(factions), mt_free(winners);
+  if (!ok) mt_free(rec->victory), rec->victory = NULL;
+  return ok;
+}
+
+bool sim_records_read(const char *path, sim_run *run, char *err, size_t errlen) {
+  FILE *f = fopen(path, "r");
+  if (!f) return snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno)), false;
+  char *line = NULL;
+  size_t cap = 0;
+  long lineno = 0;
+  bool ok = true;
+  while (ok && getline(&line, &cap, f) > 0) {
+    lineno++;
+    if (line[strspn(line, " \t\r\n")] == 0) continue;
+    sim_record rec;
+    char why[160];
+    if (!read_line(line, run, &rec, why, sizeof why)) {
+      snprintf(err, errlen, "%s:%ld: %s", path, lineno, why);
+      ok = false;
+      break;
+    }
+    sim_run_add(run, &rec);
+    mt_free(rec.victory);
+  }
+  free(line);
+  fclose(f);
+  return ok;
+}
+
+/* ---- the summary ---- */
+
+typedef struct side_stats {
+  long games, wins[SIM_MAX_FACTIONS];
+  double turns, decisions;           /* sums */
+  const char *vic[512]; long nvic[512]; int nv; long novictory; /* by deciding rule */
+} side_stats;
+
+typedef struct faction_stats {
+  double share[2], lo[2], hi[2];
+  double diff, dlo, dhi, p;
+  long only_base, only_variant;
+  bool significant;
+} faction_stats;
+
+typedef struct summary {
+  long games, failed; /* games: counted games (pairs when paired) */
+  uint64_t first_seed;
+  side_stats side[2];
+  faction_stats fac[SIM_MAX_FACTIONS];
+  int nsig;
+} summary;
+
+static int by_seed_side(const void *a, const void *b) {
+  const sim_record *x = a, *y = b;
+  if (x->seed != y->seed) return x->seed < y->seed ? -1 : 1;
+  return x->side - y->side;
+}
+
+static void count(side_stats *s, const sim_record *r, int nf) {
+  s->games++;
+  s->turns += (double)r->turns;
+  s->decisions += (double)r->decisions;
+  for (int f = 0; f < nf; f++)
+    if (r->winners >> f & 1u) s->wins[f]++;
+  if (!r->victory) {
+    s->novictory++;
+    return;
+  }
+  int i = 0;
+  while (i < s->nv && strcmp(s->vic[i], r->victory)) i++;
+  if (i == s->nv) {
+    if (s->nv == 512) return;
+    s->vic[s->nv++] = r->victory;
+  }
+  s->nvic[i]++;
+}
+
+static int by_p(const void *a, const void *b, const faction_stats *fs) {
+  double x = fs[*(const int *)a].p, y = fs[*(const int *)b].p;
+  return x < y ? -1 : x > y ? 1 : *(const int *)a - *(const int *)b;
+}
+
+/* Holm-Bonferroni at ALPHA over the factions' p-values. */
+static void holm(faction_stats *fs, int n) {
+  int order[SIM_MAX_FACTIONS];
+  for (int i = 0; i < n; i++) order[i] = i;
+  for (int i = 1; i < n; i++) /* insertion sort: n is at most 32 */
+    for (int j = i; j > 0 && by_p(&order[j - 1], &order[j], fs) > 0; j--) {
+      int t = order[j];
+      order[j] = order[j - 1], order[j - 1] = t;
+    }
+  for (int i = 0; i < n; i++) {
+    if (fs[order[i]].p > ALPHA / (double)(n - i)) break;
+    fs[order[i]].significant = true;
+  }
+}
+
+/* Computes the summary of RUN (whose records it sorts). */
+static void summarize(sim_run *run, summary *S) {
+  memset(S, 0, sizeof *S);
+  int nf = run->nfactions;
+  qsort(run->recs, (size_t)run->n, sizeof *run->recs, by_seed_side);
+  if (run->n) S->first_seed = run->recs[0].seed;
+  for (long i = 0; i < run->n; i++) {
+    const sim_record *r = &run->recs[i];
+    if (!run->paired) {
+      if (r->ok) count(&S->side[0], r, nf), S->games++;
+      else S->failed++;
+      continue;
+    }
+    const sim_record *v = i + 1 < run->n && run->recs[i + 1].seed == r->seed ? &run->recs[i + 1] : NULL;
+    if (r->side != SIM_BASE || !v || v->side != SIM_VARIANT) { /* a game without its pair */
+      S->failed++;
+      continue;
+    }
+    i++;
+    if (!r->ok || !v->ok) {
+      S->failed++;
+      continue;
+    }
+    S->games++;
+    count(&S->side[0], r, nf);
+    count(&S->side[1], v, nf);
+    for (int f = 0; f < nf; f++) {
+      bool b = r->winners >> f & 1u, w = v->winners >> f & 1u;
+      if (b && !w) S->fac[f].only_base++;
+      if (w && !b) S->fac[f].only_variant++;
+    }
+  }
+  double n = (double)S->games;
+  for (int f = 0; f < nf; f++) {
+    faction_stats *fs = &S->fac[f];
+    for (int s = 0; s < (run->paired ? 2 : 1); s++) {
+      fs->share[s] = n > 0 ? (double)S->side[s].wins[f] / n : 0;
+      sim_wilson(S->side[s].wins[f], S->games, &fs->lo[s], &fs->hi[s]);
+    }
+    if (!run->paired) continue;
+    /* per-seed differences d in {-1, 0, 1}: mean and sample deviation */
+    double b = (double)fs->only_base, c = (double)fs->only_variant;
+    fs->diff = n > 0 ? (c - b) / n : 0;
+    double var = n > 1 ? ((c + b) - n * fs->diff * fs->diff) / (n - 1) : 0;
+    double half = n > 0 ? Z95 * sqrt(var > 0 ? var : 0) / sqrt(n) : 0;
+    fs->dlo = fs->diff - half, fs->dhi = fs->diff + half;
+    fs->p = mcnemar_p(fs->only_base, fs->only_variant);
+  }
+  if (run->paired) {
+    holm(S->fac, nf);
+    for (int f = 0; f < nf; f++) S->nsig += S->fac[f].significant;
+  }
+}
+
+/* "no_guild_win", or "the variant" when the side has no variants. */
+static const char *label(const sim_side *sd, const char *none) {
+  return sd->variants && *sd->variants ? sd->variants : none;
+}
+
+/* The verdict of a paired run, one line per significant faction and one for
+ * the rest, each ending in a newline, appended to OUT. */
+static void verdict(const sim_run *run, const summary *S, strbuf *out) {
+  const char *who = label(&run->side[SIM_VARIANT], "the variant");
+  for (int f = 0; f < run->nfactions; f++) {
+    const faction_stats *fs = &S->fac[f];
+    if (!fs->significant) continue;
+    sb_printf(out, "%s %s %s's win share by %.1f points [%.1f, %.1f], significant after Holm (p = %.2g)\n", who,
+              fs->diff > 0 ? "raises" : "lowers", run->factions[f], 100 * fabs(fs->diff),
+              100 * (fs->diff > 0 ? fs->dlo : -fs->dhi), 100 * (fs->diff > 0 ? fs->dhi : -fs->dlo), fs->p);
+  }
+  if (!S->nsig) sb_printf(out, "%s: no faction's win share changes significantly (all within noise)\n", who);
+  else if (S->nsig < run->nfactions) sb_puts(out, "other factions within noise\n");
+}
+
+static void print_json(const sim_run *run, const summary *S) {
+  strbuf b = {0};
+  sb_printf(&b, "{\"games\":%ld,\"failed\":%ld,\"seed\":%llu,\"ruleset\":", S->games, S->failed,
+            (unsigned long long)S->first_seed);
+  sb_json_str(&b, run->side[SIM_BASE].ruleset ? run->side[SIM_BASE].ruleset : "");
+  const sim_side *V = &run->side[run->paired ? SIM_VARIANT : SIM_BASE];
+  sb_puts(&b, ",\"variants\":");
+  json_list(&b, V->variants);
+  if (run->paired) {
+    sb_puts(&b, ",\"against\":");
+    json_list(&b, run->side[SIM_BASE].variants);
+  }
+  sb_puts(&b, ",\"bots\":");
+  sb_json_str(&b, run->bots ? run->bots : "");
+  if (run->paired) {
+    sb_puts(&b, ",\"hashes\":{\"base\":");
+    sb_json_str(&b, run->side[0].hash);
+    sb_puts(&b, ",\"variant\":");
+    sb_json_str(&b, run->side[1].hash);
+    sb_printf(&b, "},\"test\":\"McNemar exact, Holm-Bonferroni over %d factions, alpha %.2f\"", run->nfactions, ALPHA);
+  } else {
+    sb_puts(&b, ",\"hash\":");
+    sb_json_str(&b, run->side[0].hash ? run->side[0].hash : "");
+  }
+  sb_puts(&b, ",\"factions\":[");
+  for (int f = 0; f < run->nfactions; f++) {
+    const faction_stats *fs = &S->fac[f];
+    sb_puts(&b, f ? ",{\"faction\":" : "{\"faction\":");
+    sb_json_str(&b, run->factions[f]);
+    for (int s = 0; s < (run->paired ? 2 : 1); s++)
+      sb_printf(&b, ",\"%s\":{\"wins\":%ld,\"share\":%.4f,\"ci\":[%.4f,%.4f]}", s ? "variant" : "base",
+                S->side[s].wins[f], fs->share[s], fs->lo[s], fs->hi[s]);
+    if (run->paired)
+      sb_printf(&b, ",\"diff\":{\"value\":%.4f,\"ci\":[%.4f,%.4f]},\"p\":%.6f,\"significant\":%s", fs->diff, fs->dlo,
+                fs->dhi, fs->p, fs->significant ? "true" : "false");
+    sb_putc(&b, '}');
+  }
+  sb_puts(&b, "]");
+  for (int s = 0; s < (run->paired ? 2 : 1); s++) {
+    const side_stats *ss = &S->side[s];
+    double n = ss->games > 0 ? (double)ss->games : 1;
+    sb_printf(&b, ",\"%s\":{\"mean_turns\":%.2f,\"mean_decisions\":%.1f,\"victories\":{", s ? "variant_games" : "base_games",
+              ss->turns / n, ss->decisions / n);
+    for (int i = 0; i < ss->nv; i++) {
+      sb_json_str(&b, ss->vic[i]);
+      sb_printf(&b, ":%ld,", ss->nvic[i]);
+    }
+    sb_printf(&b, "\"none\":%ld}}", ss->novictory);
+  }
+  if (run->paired) { /* the verdict's lines, as the text prints them */
+    strbuf v = {0};
+    verdict(run, S, &v);
+    sb_puts(&b, ",\"verdict\":[");
+    int k = 0;
+    for (char *line = v.s, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
+      *nl = 0;
+      if (k++) sb_putc(&b, ',');
+      sb_json_str(&b, line);
+    }
+    sb_putc(&b, ']');
+    sb_free(&v);
+  }
+  sb_puts(&b, "}\n");
+  fputs(b.s, stdout);
+  sb_free(&b);
+}
+
+static void print_csv(const sim_run *run, const summary *S) {
+  printf("faction,games,base_wins,base_share,base_lo,base_hi");
+  if (run->paired) printf(",variant_wins,variant_share,variant_lo,variant_hi,diff,diff_lo,diff_hi,p,significant");
+  printf("\n");
+  for (int f = 0; f < run->nfactions; f++) {
+    const faction_stats *fs = &S->fac[f];
+    printf("%s,%ld,%ld,%.4f,%.4f,%.4f", run->factions[f], S->games, S->side[0].wins[f], fs->share[0], fs->lo[0], fs->hi[0]);
+    if (run->paired)
+      printf(",%ld,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.6f,%s", S->side[1].wins[f], fs->share[1], fs->lo[1], fs->hi[1], fs->diff,
+             fs->dlo, fs->dhi, fs->p, fs->significant ? "yes" : "no");
+    printf("\n");
+  }
+}
+
+/* Victories by deciding rule, both sides in one table. */
+static void print_victories(const sim_run *run, const summary *S) {
+  int ns = run->paired ? 2 : 1;
+  printf("victories by deciding rule:%s\n", run->paired ? "        base  variant" : "");
+  const char *seen[1024];
+  int nseen = 0;
+  for (int s = 0; s < ns; s++)
+    for (int i = 0; i < S->side[s].nv; i++) {
+      int k = 0;
+      while (k < nseen && strcmp(seen[k], S->side[s].vic[i])) k++;
+      if (k == nseen && nseen < 1024) seen[nseen++] = S->side[s].vic[i];
+    }
+  for (int i = 1; i < nseen; i++) /* in rule order */
+    for (int j = i; j > 0 && strcmp(seen[j - 1], seen[j]) > 0; j--) {
+      const char *t = seen[j];
+      seen[j] = seen[j - 1], seen[j - 1] = t;
+    }
+  for (int k = 0; k < nseen; k++) {
+    printf("  %-26s", seen[k]);
+    for (int s = 0; s < ns; s++) {
+      long c = 0;
+      for (int i = 0; i < S->side[s].nv; i++)
+        if (!strcmp(S->side[s].vic[i], seen[k])) c = S->side[s].nvic[i];
+      printf(" %8ld", c);
+    }
+    printf("\n");
+  }
+  printf("  %-26s", "no winner");
+  for (int s = 0; s < ns; s++) printf(" %8ld", S->side[s].novictory);
+  printf("\n");
+}
+
+static void print_text(const sim_run *run, const summary *S) {
+  const sim_side *B = &run->side[0], *V = &run->side[1];
+  /* a variant built on the Advanced game brings it: then the two sides' rulesets differ */
+  bool two = run->paired && B->ruleset && V->ruleset && strcmp(B->ruleset, V->ruleset);
+  printf("%s: %ld %sgames (%ld failed), first seed %llu, ruleset %s%s%s%s, bots %s\n", run->paired ? "compare" : "simulate",
+         S->games, run->paired ? "paired " : "", S->failed, (unsigned long long)S->first_seed, B->ruleset ? B->ruleset : "?",
+         two ? " (variant: " : "", two ? V->ruleset : "", two ? ")" : "", run->bots ? run->bots : "?");
+  printf("  %-8s variants: %-30s rule-set hash %s\n", run->paired ? "base" : "rules", label(B, "(none)"), B->hash ? B->hash : "?");
+  if (run->paired) printf("  %-8s variants: %-30s rule-set hash %s\n", "variant", label(V, "(none)"), V->hash ? V->hash : "?");
+  printf("win share per faction with 95%% Wilson intervals (shared victories count for each winner)");
+  if (run->paired)
+    printf(";\ndifference = variant - base, paired by seed, 95%% normal interval; significance: McNemar's exact test,\n"
+           "Holm-Bonferroni over the %d factions, alpha %.2f",
+           run->nfactions, ALPHA);
+  if (run->paired) printf("\n  %-16s %-21s %-21s %-21s %8s", "faction", "base", "variant", "difference (points)", "p");
+  else printf("\n  %-16s %s", "faction", "win share");
+  printf("\n");
+  for (int f = 0; f < run->nfactions; f++) {
+    const faction_stats *fs = &S->fac[f];
+    printf("  %-16s", run->factions[f]);
+    for (int s = 0; s < (run->paired ? 2 : 1); s++)
+      printf(" %5.1f%% [%5.1f, %5.1f]", 100 * fs->share[s], 100 * fs->lo[s], 100 * fs->hi[s]);
+    if (run->paired)
+      printf("  %+5.1f [%+5.1f, %+5.1f] %8.2g%s", 100 * fs->diff, 100 * fs->dlo, 100 * fs->dhi, fs->p,
+             fs->significant ? " *" : "");
+    printf("\n");
+  }
+  print_victories(run, S);
+  for (int s = 0; s < (run->paired ? 2 : 1); s++) {
+    double n = S->side[s].games > 0 ? (double)S->side[s].games : 1;
+    printf("%s: %.2f turns and %.1f decisions per game\n", s ? "variant" : run->paired ? "base" : "games", S->side[s].turns / n,
+           S->side[s].decisions / n);
+  }
+  if (!run->paired) return;
+  strbuf v = {0};
+  verdict(run, S, &v);
+  printf("verdict:\n  ");
+  for (const char *c = v.s; c && *c; c++) {
+    putchar(*c);
+    if (*c == '\n' && c[1]) printf("  ");
+  }
+  sb_free(&v);
+  printf("overall: %s changes the win share of %d of the %d factions significantly (* above)\n",
+         label(V, "the variant"), S->nsig, run->nfactions);
+}
+
+/* The plot: win shares with their intervals, base beside variant, by gnuplot. */
+static int plot(const sim_run *run, const summary *S, const char *path) {
+  FILE *g = popen("gnuplot 2>&1", "w");
+  if (!g) return fprintf(stderr, "mentat: --plot: cannot run gnuplot\n"), 74;
+  fprintf(g, "set terminal svg size 900,480 dynamic font 'sans,12' background rgb 'white'\nset termoption noenhanced\nset output '");
+  for (const char *c = path; *c; c++) *c == '\'' ? fputs("''", g) : fputc(*c, g);
+  fprintf(g, "'\nset style data histogram\nset style histogram errorbars gap 2 lw 1.5\n"
+             "set style fill solid 0.7 border -1\nset yrange [0:100]\nset ylabel 'win share (%%), 95%% interval'\n"
+             "set key top right\nset grid ytics\nset xtics rotate by -30\n");
+  if (run->paired)
+    fprintf(g, "set title \"%ld paired games, bots %s: %s (base) vs %s\"\n", S->games, run->bots ? run->bots : "?",
+            label(&run->side[0], "the pack"), label(&run->side[1], "the variant"));
+  else
+    fprintf(g, "set title \"%ld games, bots %s: %s\"\n", S->games, run->bots ? run->bots : "?",
+            label(&run->side[0], "the pack"));
+  fprintf(g, "$data << EOD\n");
+  for (int f = 0; f < run->nfactions; f++) {
+    const faction_stats *fs = &S->fac[f];
+    fprintf(g, "%s", run->factions[f]);
+    for (int s = 0; s < (run->paired ? 2 : 1); s++)
+      fprintf(g, " %.3f %.3f %.3f", 100 * fs->share[s], 100 * fs->lo[s], 100 * fs->hi[s]);
+    fprintf(g, "\n");
+  }
+  fprintf(g, "EOD\nplot $data using 2:3:4:xtic(1) title 'base' lc rgb '#4477aa' noenhanced");
+  if (run->paired) fprintf(g, ", '' using 5:6:7 title 'variant' lc rgb '#ee6677'");
+  fprintf(g, "\n");
+  int rc = pclose(g);
+  if (rc != 0) return fprintf(stderr, "mentat: --plot: gnuplot failed (is gnuplot installed?)\n"), 74;
+  return 0;
+}
+
+int sim_summary(sim_run *run, const sim_output *out) {
+  summary *S = mt_calloc(1, sizeof *S);
+  summarize(run, S);
+  if (out->json) print_json(run, S);
+  else if (out->csv) print_csv(run, S);
+  else print_text(run, S);
+  fflush(stdout);
+  int rc = out->plot ? plot(run, S, out->plot) : 0;
+  mt_free(S);
+  return rc;
+}
+
+int sim_merge_main(int argc, char **argv) {
+  sim_output out = {0};
+  sim_run run = {0};
+  int nfiles = 0;
+  for (int i = 0; i < argc; i++) {
+    if (!strcmp(argv[i], "--json")) out.json = true;
+    else if (!strcmp(argv[i], "--csv")) out.csv = true;
+    else if (!strcmp(argv[i], "--plot") && i + 1 < argc) out.plot = argv[++i];
+    else if (argv[i][0] == '-' && argv[i][1]) return fprintf(stderr, "mentat merge: unknown option '%s'\n", argv[i]), 64;
+    else nfiles++;
+  }
+  if (!nfiles) return fprintf(stderr, "usage: mentat merge [--json|--csv] [--plot FILE.svg] RECORDS...\n"), 64;
+  for (int i = 0; i < argc; i++) {
+    if (argv[i][0] == '-' && argv[i][1]) {
+      if (!strcmp(argv[i], "--plot")) i++;
+      continue;
+    }
+    char err[512];
+    if (!sim_records_read(argv[i], &run, err, sizeof err)) {
+      fprintf(stderr, "mentat merge: %s\n", err);
+      sim_run_fini(&run);
+      return 65;
+    }
+  }
+  /* the same seed twice (a shard merged twice) would count a game twice */
+  qsort(run.recs, (size_t)run.n, sizeof *run.recs, by_seed_side);
+  for (long i = 1; i < run.n; i++)
+    if (run.recs[i].seed == run.recs[i - 1].seed && run.recs[i].side == run.recs[i - 1].side) {
+      fprintf(stderr, "mentat merge: the game with seed %llu (%s) is in the records twice\n",
+              (unsigned long long)run.recs[i].seed, run.recs[i].side ? "variant" : "base");
+      sim_run_fini(&run);
+      return 65;
+    }
+  int rc = sim_summary(&run, &out);
+  sim_run_fini(&run);
+  return rc;
+}
