@@ -24,6 +24,7 @@
 
 #include "bots.h"
 #include "game.h"
+#include "search.h"
 
 /* The engine's own invariants; the first violation is described in OUT. */
 static bool engine_invariants(mt_game *g, strbuf *out) {
@@ -87,7 +88,9 @@ static bool rule_invariants(mt_game *g, strbuf *out) {
 
 typedef struct sim_opts {
   const char *replay; /* the options that replay a game: pack, factions, bots, limits */
-  int bots;
+  int bots[BOARD_MAX_FACTIONS]; /* by seat (game faction); one kind: every seat */
+  int nbots;
+  const char *bots_text;
   long games;
   uint64_t seed;
   int jobs;
@@ -159,7 +162,8 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
     }
     PROF_MARK(1);
     mt_choice c;
-    bool chose = bot_choose(g, o->bots, &bot, &c);
+    int seat = o->nbots > 1 ? vm_game_faction(&g->v, g->v.vs->dec.faction) : 0;
+    bool chose = bot_choose(g, o->bots[seat >= 0 && seat < o->nbots ? seat : 0], &bot, &c);
     PROF_MARK(2);
     if (!chose) {
       const mt_decision *d = mt_pending(g);
@@ -215,7 +219,7 @@ static double now(void) {
 }
 
 int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv) {
-  sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000};
+  sim_opts o = {.bots = {BOT_RANDOM}, .nbots = 1, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000};
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
     char *end;
@@ -239,7 +243,15 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
     } else if (!strcmp(a, "--factions") && i + 1 < argc) {
       o.factions = argv[++i];
     } else if (!strcmp(a, "--bots") && i + 1 < argc) {
-      if ((o.bots = bot_kind_parse(argv[++i])) < 0) return fprintf(stderr, "mentat simulate: --bots is random, uniform, passive or heuristic\n"), 64;
+      o.bots_text = argv[++i];
+      if ((o.nbots = bot_kinds_parse(o.bots_text, o.bots, BOARD_MAX_FACTIONS)) < 0)
+        return fprintf(stderr, "mentat simulate: --bots is random, uniform, passive, heuristic or search, or one of "
+                               "them per faction, comma-separated\n"), 64;
+    } else if (!strcmp(a, "--search-budget") && i + 1 < argc) {
+      int playouts = 0, horizon = -1, width = 0;
+      if (sscanf(argv[++i], "%d,%d,%d", &playouts, &horizon, &width) < 1 || playouts < 1)
+        return fprintf(stderr, "mentat simulate: --search-budget is PLAYOUTS[,HORIZON[,WIDTH]], not '%s'\n", argv[i]), 64;
+      bot_search_set(playouts, horizon, width);
     } else if (!strcmp(a, "--json")) {
       o.json = true;
     } else if (!strcmp(a, "--no-invariants")) {
@@ -250,6 +262,14 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
     } else {
       return fprintf(stderr, "mentat simulate: unknown option '%s'\n", a), 64;
     }
+  }
+  if (o.nbots > 1) {
+    char err[64];
+    mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+    int nf = g ? g->L->nf : 0;
+    mt_game_free(g);
+    if (!o.factions && o.nbots != nf)
+      return fprintf(stderr, "mentat simulate: --bots names %d bots for %d factions\n", o.nbots, nf), 64;
   }
   if (o.factions) {
     char buf[512];
@@ -262,14 +282,21 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
     char err[256];
     mt_game *g = mt_game_new(r, (const char *const *)names, nnames, 1, err, sizeof err);
     if (!g) return fprintf(stderr, "mentat simulate: --factions: %s\n", err), 64;
+    int nf = g->L->nf;
     mt_game_free(g);
+    if (o.nbots > 1 && o.nbots != nf)
+      return fprintf(stderr, "mentat simulate: --bots names %d bots for %d factions\n", o.nbots, nf), 64;
   }
   /* the options a failing game is replayed with, besides --games 1 --seed S */
   strbuf replay = {0};
   sb_puts(&replay, "mentat simulate");
   if (pack_options && *pack_options) sb_printf(&replay, " %s", pack_options);
   if (o.factions) sb_printf(&replay, " --factions %s", o.factions);
-  if (o.bots != BOT_RANDOM) sb_printf(&replay, " --bots %s", bot_kind_name(o.bots));
+  if (o.bots_text) sb_printf(&replay, " --bots %s", o.bots_text);
+  int playouts, horizon, width;
+  bot_search_get(&playouts, &horizon, &width);
+  if (playouts != BOT_SEARCH_PLAYOUTS || horizon != BOT_SEARCH_HORIZON || width != BOT_SEARCH_WIDTH)
+    sb_printf(&replay, " --search-budget %d,%d,%d", playouts, horizon, width);
   if (o.max_decisions != 100000) sb_printf(&replay, " --max-decisions %ld", o.max_decisions);
   if (o.unchecked) sb_puts(&replay, " --no-invariants");
   o.replay = replay.s;
