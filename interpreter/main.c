@@ -31,7 +31,7 @@ static const char usage[] =
     "                                     FILEs by themselves); exit 65 on errors\n"
     "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [--work-budget N] [FILE...]\n"
     "                                     play the pack's game rule with seeded random bots\n"
-    "  play    [pack options] [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic]\n"
+    "  play    [pack options] [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic|search]\n"
     "          [--work-budget N] [--json] a full game with bots (Basic unless --ruleset advanced), narrated\n"
     "                                     (--json: one JSON object per line: narration, decisions, the end)\n"
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
@@ -47,7 +47,7 @@ static const char usage[] =
     "  graph   [pack options] [--phase ID | --rule ID]   the rule-interaction graph in Graphviz DOT\n"
     "                                     (render: mentat graph ... | dot -Tsvg > rules.svg)\n"
     "  simulate [pack options] --games N [--seed S] [--jobs J] [--json] [--factions a,b] [--no-invariants]\n"
-    "           [--bots random|uniform|passive|heuristic] [--work-budget N]\n"
+    "           [--bots random|uniform|passive|heuristic|search] [--work-budget N]\n"
     "                                     seeded games with invariants checked after every step\n"
     "                                     (--no-invariants: unchecked, for balance runs)\n"
     "\n"
@@ -158,7 +158,7 @@ static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
       if (*end || o->turns < 1 || o->turns > 1000) return fprintf(stderr, "mentat: bad --turns '%s'\n", argv[i]), -1;
     } else if (!strcmp(a, "--bots")) {
       if (++i >= argc || (o->bots = bot_kind_parse(argv[i])) < 0)
-        return fprintf(stderr, "mentat: --bots is random, uniform, passive or heuristic\n"), -1;
+        return fprintf(stderr, "mentat: --bots is random, uniform, passive, heuristic or search\n"), -1;
     } else if (!strcmp(a, "--factions")) {
       if (++i >= argc) return fprintf(stderr, "mentat: --factions needs a list\n"), -1;
       o->factions = argv[i];

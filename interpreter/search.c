@@ -1,17 +1,23 @@
 /* search.c -- the search bot: determinized Monte-Carlo over the engine.
  *
  * For each decision with more than one candidate answer (the heuristic bot's
- * candidates, bots.c), the bot plays PLAYOUTS rounds.  Each round makes one
- * determinization of the position as the deciding faction sees it
- * (bot_determinize), then for every candidate: a copy of that world, the
- * candidate applied, and HORIZON more decisions answered by the heuristic bot
- * for every faction (or fewer, when the game ends).  A candidate's score is
- * the mean over rounds of the deciding faction's `bot_value` at the end of
- * the playout, or +/- SEARCH_WIN added to it when the game ended in the
- * playout with the faction among the winners or not.  The best mean wins;
- * all candidates see the same worlds in a round (common random numbers), so
- * their difference is not blurred by the draws.  Everything random comes
- * from the bot's generator: same position, same seed, same answer. */
+ * candidates, bots.c; of those, the WIDTH it rates best one answer ahead),
+ * the bot plays PLAYOUTS rounds.  Each round makes one determinization of
+ * the position as the deciding faction sees it (bot_determinize), then for
+ * every candidate: a copy of that world, the candidate applied, and HORIZON
+ * more decisions answered by the heuristic bot for every faction (fewer when
+ * the game ends).  A candidate's score is the mean over rounds of the
+ * deciding faction's `bot_value` at the end of the playout, plus SEARCH_WIN
+ * when the game ended in the playout with the faction among the `winners`,
+ * minus it when it ended without.  The best mean wins; all candidates see
+ * the same worlds and the same bots' draws in a round (common random
+ * numbers), so their difference is not blurred by the draws.  Everything
+ * random comes from the bot's generator: same position, same seed, same
+ * answer.
+ *
+ * What it does not hide: the answers other factions gave earlier in the same
+ * secret round (`secret f in ...`) when the rules store them in public
+ * variables -- the engine runs such a round one faction after the other. */
 #include "search.h"
 
 #include <stdlib.h>
@@ -149,22 +155,19 @@ static int by_score(const void *a, const void *b) {
 }
 
 /* Keeps the WIDTH candidates of BUF[0..N) the heuristic bot rates best one
- * answer ahead, as it would rate them (bot_value right after the answer, on
- * the real position: the deciding faction's own value reads only what it
- * may see), best first; returns how many are kept.  Answers the position
- * refuses are dropped. */
-static size_t shortlist(mt_game *g, int value, int64_t me, mt_choice *buf, size_t n, size_t width) {
+ * answer ahead (bot_value right after the answer), best first; returns how
+ * many are kept.  They are rated in WORLD, a determinization, not in the
+ * real position: an answer that draws a card or rolls the dice must not
+ * show what it would really give.  Answers WORLD refuses are dropped. */
+static size_t shortlist(mt_game *world, mt_game *probe, int value, int64_t me, mt_choice *buf, size_t n, size_t width) {
   static ranked rank[BOT_CAP];
-  mt_game *probe = mt_clone(g);
-  mt_game_set_log(probe, NULL, NULL);
   size_t m = 0;
   for (size_t i = 0; i < n; i++) {
-    mt_copy_state(probe, g);
+    mt_copy_state(probe, world);
     int64_t s;
     if (mt_apply(probe, &buf[i], NULL) < 0 || mt_status(probe) == MT_FAILED || !bot_value(probe, value, me, &s)) continue;
     rank[m++] = (ranked){s, i};
   }
-  mt_game_free(probe);
   qsort(rank, m, sizeof *rank, by_score);
   if (m > width) m = width;
   static mt_choice keep[BOT_CAP];
@@ -183,21 +186,26 @@ bool bot_search_choose(mt_game *g, uint64_t *rng, mt_choice *out) {
     return true;
   }
   int64_t me = g->v.vs->dec.faction;
-  n = shortlist(g, value, me, buf, n, (size_t)search_width < SEARCH_CAP ? (size_t)search_width : SEARCH_CAP);
-  if (n <= 1) {
-    if (n == 0) return bot_choose(g, BOT_HEURISTIC, rng, out);
-    *out = buf[0];
-    return true;
-  }
-  int winners = find_var(&g->r->prog, "winners");
-  double sum[SEARCH_CAP] = {0};
-  int count[SEARCH_CAP] = {0};
   mt_game *world = mt_clone(g), *probe = mt_clone(g);
   mt_game_set_log(world, NULL, NULL);
   mt_game_set_log(probe, NULL, NULL);
+  bot_determinize(world, me, rng);
+  size_t kept = shortlist(world, probe, value, me, buf, n, (size_t)search_width < SEARCH_CAP ? (size_t)search_width : SEARCH_CAP);
+  if (kept <= 1) {
+    *out = buf[kept == 1 ? 0 : bot_rand(rng) % n]; /* none rated: any candidate */
+    mt_game_free(probe);
+    mt_game_free(world);
+    return true;
+  }
+  n = kept;
+  int winners = find_var(&g->r->prog, "winners");
+  double sum[SEARCH_CAP] = {0};
+  int count[SEARCH_CAP] = {0};
   for (int round = 0; round < search_playouts; round++) {
-    mt_copy_state(world, g);
-    bot_determinize(world, me, rng);
+    if (round > 0) {
+      mt_copy_state(world, g);
+      bot_determinize(world, me, rng);
+    }
     uint64_t seed = bot_rand(rng); /* the same bots' draws for every candidate of the round */
     for (size_t i = 0; i < n; i++) {
       mt_copy_state(probe, world);
