@@ -44,7 +44,9 @@ END {
   printf "%d games (%d failed), 3 rotations of %d; win rate per seat (2 seats per bot per game), 95%% Wilson interval:\n", games, fails, per
   for (i = 1; i <= nb; i++) printf "  %-10s %5d wins in %5d seat-games  %s\n", order[i], wins[order[i]], seats[order[i]], wilson(wins[order[i]], seats[order[i]])
   print "victories by deciding rule:"
-  for (v in vict) printf "  %-12s %5d  %s\n", v, vict[v], title[v]
+  sort = "sort -k2,2nr"
+  for (v in vict) if (vict[v]) printf "  %-12s %5d  %s\n", v, vict[v], title[v] | sort
+  close(sort)
   print "speed per rotation (the search seats take almost all of the time):"
   for (r = 1; r <= rot; r++) print "  " line[r]
 }' "$out"
