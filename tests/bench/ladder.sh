@@ -4,7 +4,8 @@
 # bot plays every faction: GAMES games in all (a third per rotation, seeds
 # SEED.. in a row).  Prints each bot's win rate per seat with its 95% Wilson
 # interval, the victories by deciding rule, and games/s for each rotation.
-#   sh tests/bench/ladder.sh [BUILD] [GAMES] [SEED] [JOBS]
+#   sh tests/bench/ladder.sh [BUILD] [GAMES] [SEED] [JOBS] [P,H,W]
+# (P,H,W: the search bot's budget, simulate --search-budget; default 4,8,4)
 # A game has two seats of each bot; a seat's win counts once (an alliance of
 # two seats counts both).  The interval treats the seats as independent
 # trials (the two seats of one bot in one game are not quite: read the bounds
@@ -13,6 +14,7 @@ BUILD=${1:-build}
 GAMES=${2:-${LADDER_GAMES:-210}}
 SEED=${3:-1}
 JOBS=${4:-2}
+BUDGET=${5:+--search-budget $5}
 set -e
 per=$(( (GAMES + 2) / 3 ))
 out=$(mktemp)
@@ -22,7 +24,7 @@ for lineup in search,heuristic,random,search,heuristic,random \
               random,search,heuristic,random,search,heuristic \
               heuristic,random,search,heuristic,random,search; do
   echo "lineup $lineup" >>"$out"
-  "$BUILD/mentat" simulate --games "$per" --seed "$seed" --jobs "$JOBS" --no-invariants --bots "$lineup" >>"$out"
+  "$BUILD/mentat" simulate --games "$per" --seed "$seed" --jobs "$JOBS" --no-invariants --bots "$lineup" $BUDGET >>"$out"
   seed=$((seed + per))
 done
 awk -v per="$per" '
