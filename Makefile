@@ -248,8 +248,10 @@ docs-check: $(BUILD)/gen/opdoc
 	@$(BUILD)/gen/opdoc > $(BUILD)/gen/opcodes.md && cmp -s $(BUILD)/gen/opcodes.md docs/opcodes.md \
 	  || { echo "docs/opcodes.md is stale: run make docs"; exit 1; }; echo "docs/opcodes.md is current"
 
+# LADDER_GAMES: games of the bot ladder (search, heuristic, random in mixed seats; tests/bench/ladder.sh)
+LADDER_GAMES ?= 210
 bench: all
-	@sh tests/bench/run.sh $(BUILD)
+	@LADDER_GAMES=$(LADDER_GAMES) sh tests/bench/run.sh $(BUILD)
 
 play: all
 	$(BUILD)/mentat play

@@ -7,14 +7,31 @@
 
 #include "check.h"
 #include "game.h"
+#include "search.h"
 
-static const char *const names[] = {"random", "passive", "heuristic", "uniform"};
+static const char *const names[] = {"random", "passive", "heuristic", "uniform", "search"};
 #define NKINDS (int)(sizeof names / sizeof *names)
 
 int bot_kind_parse(const char *name) {
   for (int i = 0; i < NKINDS; i++)
     if (!strcmp(name, names[i])) return i;
   return -1;
+}
+
+int bot_kinds_parse(const char *list, int *kinds, int cap) {
+  int n = 0;
+  const char *p = list;
+  for (;;) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    char name[32];
+    if (len == 0 || len >= sizeof name || n >= cap) return -1;
+    memcpy(name, p, len);
+    name[len] = 0;
+    if ((kinds[n++] = bot_kind_parse(name)) < 0) return -1;
+    if (!comma) return n;
+    p = comma + 1;
+  }
 }
 
 const char *bot_kind_name(int kind) { return kind >= 0 && kind < NKINDS ? names[kind] : "?"; }
@@ -26,11 +43,9 @@ uint64_t bot_rand(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
-#define BOT_CAP 4096
 #define BOT_SAMPLE 24 /* candidates drawn; the ends of integer ranges may add a few more (buf holds BOT_CAP) */
 
-/* The rules' bot_value(f) of faction F in G, or 0 if the rules define none. */
-static bool score(mt_game *g, int value, int64_t f, int64_t *out) {
+bool bot_value(mt_game *g, int value, int64_t f, int64_t *out) {
   const program *p = &g->r->prog;
   vm_memo_reset(&g->v);
   return vm_eval(&g->v, p->values[value].dispatch_fn, &f, 1, out, NULL);
@@ -59,7 +74,7 @@ static bool add_candidate(mt_choice *buf, size_t *m, const mt_choice *c) {
  * range (the least and the most it may bid, pay or move).  Nothing lists
  * every answer of a wide decision, and a range of a billion values costs no
  * more than a range of three: the work per decision is bounded. */
-static size_t candidates(mt_game *g, uint64_t *rng, mt_choice *buf) {
+size_t bot_candidates(mt_game *g, uint64_t *rng, mt_choice *buf) {
   size_t n = mt_legal_upto(g, buf, BOT_SAMPLE);
   if (n <= BOT_SAMPLE) return n;
   size_t m = 0, drawn;
@@ -85,18 +100,24 @@ static size_t candidates(mt_game *g, uint64_t *rng, mt_choice *buf) {
   return m;
 }
 
+int bot_value_index(const mt_game *g) {
+  const program *p = &g->r->prog;
+  int value = -1;
+  for (int i = 0; i < p->nvalues; i++)
+    if (!strcmp(p->values[i].name, "bot_value") && p->values[i].nparams == 1 && p->values[i].ptype[0] == TY_FACTION &&
+        p->values[i].ret == TY_INT)
+      value = i;
+  return value;
+}
+
 bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out) {
   static mt_choice buf[BOT_CAP];
   if (kind == BOT_RANDOM) return mt_sample(g, rand_cb, rng, out) != 0;
+  if (kind == BOT_SEARCH) return bot_search_choose(g, rng, out);
   if (kind == BOT_HEURISTIC) {
-    size_t n = candidates(g, rng, buf);
+    size_t n = bot_candidates(g, rng, buf);
     if (n == 0) return false;
-    const program *p = &g->r->prog;
-    int value = -1;
-    for (int i = 0; i < p->nvalues; i++)
-      if (!strcmp(p->values[i].name, "bot_value") && p->values[i].nparams == 1 && p->values[i].ptype[0] == TY_FACTION &&
-          p->values[i].ret == TY_INT)
-        value = i;
+    int value = bot_value_index(g);
     int64_t me = g->v.vs->dec.faction;
     if (value >= 0 && n > 1) {
       size_t best = SIZE_MAX;
@@ -107,7 +128,7 @@ bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out) {
         mt_copy_state(probe, g);
         if (mt_apply(probe, &buf[i], NULL) < 0 || mt_status(probe) == MT_FAILED) continue;
         int64_t s;
-        if (!score(probe, value, me, &s)) continue;
+        if (!bot_value(probe, value, me, &s)) continue;
         s = s * 16 + (int64_t)(bot_rand(rng) % 16); /* ties broken at random */
         if (s > best_score) best_score = s, best = i;
       }

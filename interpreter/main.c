@@ -31,7 +31,7 @@ static const char usage[] =
     "                                     FILEs by themselves); exit 65 on errors\n"
     "  run     [pack options] [--seed N] [--answers A;B;...] [--factions a,b] [--work-budget N] [FILE...]\n"
     "                                     play the pack's game rule with seeded random bots\n"
-    "  play    [pack options] [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic]\n"
+    "  play    [pack options] [--factions a,b] [--turns N] [--seed N] [--bots random|uniform|passive|heuristic|search]\n"
     "          [--work-budget N] [--json] a full game with bots (Basic unless --ruleset advanced), narrated\n"
     "                                     (--json: one JSON object per line: narration, decisions, the end)\n"
     "  disasm  [pack options] RULE-ID [FILE...]   a rule's bytecode with its source lines\n"
@@ -47,17 +47,22 @@ static const char usage[] =
     "  graph   [pack options] [--phase ID | --rule ID]   the rule-interaction graph in Graphviz DOT\n"
     "                                     (render: mentat graph ... | dot -Tsvg > rules.svg)\n"
     "  simulate [pack options] --games N [--seed S] [--jobs J] [--json] [--factions a,b] [--no-invariants]\n"
-    "           [--bots random|uniform|passive|heuristic] [--work-budget N] [--quiet] [--records F] [--shard I/N]\n"
+    "           [--bots B] [--search-budget P,H,W] [--work-budget N] [--quiet] [--records F] [--shard I/N]\n"
     "                                     seeded games with invariants checked after every step\n"
     "                                     (--no-invariants: unchecked, for balance runs)\n"
     "  compare [pack options] [--against W]... --variant V... --games N [--seed S] [--jobs J] [--bots B]\n"
+    "          [--search-budget P,H,W]\n"
     "          [--factions a,b] [--json|--csv] [--records FILE] [--plot FILE.svg] [--quiet] [--shard I/N]\n"
     "                                     the variant against the base (the pack, with the --against\n"
     "                                     variants) on the same seeds: shares with 95% intervals, paired\n"
     "                                     differences, Holm-corrected tests (docs/balance.md)\n"
     "  merge   [--json|--csv] [--plot FILE.svg] RECORDS...   the summary of a run from its --records\n"
-    "                                     files (its shards: compare, or simulate)\n"
+    "                                     files (its shards: compare, or simulate)\n";
+/* the rest of the usage (one string literal may hold at most 4095 characters in C99) */
+static const char usage_options[] =
     "\n"
+    "--bots B: random, uniform, passive, heuristic or search (simulate and compare: also one per\n"
+    "faction, comma-separated); --search-budget P,H,W: the search bot's playouts, horizon, width\n"
     "--work-budget N: the VM instructions the bots' listing and sampling may spend on one decision\n"
     "(default 100000000); a decision that needs more stops the game with an error naming it\n"
     "\n"
@@ -165,7 +170,7 @@ static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
       if (*end || o->turns < 1 || o->turns > 1000) return fprintf(stderr, "mentat: bad --turns '%s'\n", argv[i]), -1;
     } else if (!strcmp(a, "--bots")) {
       if (++i >= argc || (o->bots = bot_kind_parse(argv[i])) < 0)
-        return fprintf(stderr, "mentat: --bots is random, uniform, passive or heuristic\n"), -1;
+        return fprintf(stderr, "mentat: --bots is random, uniform, passive, heuristic or search\n"), -1;
     } else if (!strcmp(a, "--factions")) {
       if (++i >= argc) return fprintf(stderr, "mentat: --factions needs a list\n"), -1;
       o->factions = argv[i];
@@ -781,7 +786,7 @@ static int command_help(const char *cmd) {
   } while (!strncmp(end, "      ", 6) || !strncmp(end, "           ", 11));
   const char *line = at + strspn(at, " ");
   printf("usage: mentat %.*s", (int)(end ? end - line : (long)strlen(line)), line);
-  const char *pack = strstr(usage, "\npack options:");
+  const char *pack = strstr(usage_options, "\npack options:");
   if (pack && strcmp(cmd, "help")) printf("%s", pack);
   return EX_OK;
 }
@@ -789,6 +794,7 @@ static int command_help(const char *cmd) {
 int main(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
+    fputs(usage_options, argc < 2 ? stderr : stdout);
     return argc < 2 ? EX_USAGE : EX_OK;
   }
   const char *cmd = argv[1];

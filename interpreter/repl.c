@@ -202,7 +202,7 @@ static const char *const help_text[][2] = {
     {"phase", "phase ID -- position the game at the start of a phase of this turn (name or rule number)"},
     {"ally", "ally F1 F2 -- form an alliance"},
     {"unally", "unally F -- break F's alliance"},
-    {"bots", "bots random|uniform|passive|heuristic -- how decisions are answered by run (heuristic: greedy on the rules' bot_value)"},
+    {"bots", "bots random|uniform|passive|heuristic|search -- how decisions are answered by run (heuristic: greedy on the rules' bot_value; search: playouts of it)"},
     {"show", "show [state|faction F|territory T|board [--svg FILE]] -- the position"},
     {"legal", "legal [FACTION] [ACTION|VERB] -- the pending decision and its legal answers; positioned at a phase (or another faction's turn), each faction's options when its turn comes (passive policy); filtered by faction and action"},
     {"do", "do CHOICE -- answer the pending decision (e.g. do ship fremen ... / do yes / do 3)"},
@@ -343,7 +343,7 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
   if (!strcmp(cmd, "explain")) return repl_cmd_explain(R, argc, argv);
   if (!strcmp(cmd, "rules")) return repl_cmd_rules_query(R, argc, argv);
   if (!strcmp(cmd, "bots")) {
-    if (argc != 2 || bot_kind_parse(argv[1]) < 0) return fail(R, "usage: bots random|uniform|passive|heuristic");
+    if (argc != 2 || bot_kind_parse(argv[1]) < 0) return fail(R, "usage: bots random|uniform|passive|heuristic|search");
     R->bots = bot_kind_parse(argv[1]);
     say(R, "bots: %s", argv[1]);
     return 0;

@@ -31,6 +31,7 @@
 #include "bots.h"
 #include "game.h"
 #include "reads.h"
+#include "search.h"
 
 /* The engine's own invariants; the first violation is described in OUT.
  * Only the parts W saw change are checked again (tokens, cards). */
@@ -116,7 +117,9 @@ static bool invariants(mt_game *g, vm_watch *w, strbuf *out) {
 
 typedef struct sim_opts {
   const char *replay; /* the options that replay a game: pack, factions, bots, limits */
-  int bots;
+  int bots[BOARD_MAX_FACTIONS]; /* by seat (game faction); one kind: every seat */
+  int nbots;
+  const char *bots_text;
   long games;
   uint64_t seed;
   int jobs;
@@ -191,7 +194,8 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
     }
     PROF_MARK(1);
     mt_choice c;
-    bool chose = bot_choose(g, o->bots, &bot, &c);
+    int seat = o->nbots > 1 ? vm_game_faction(&g->v, g->v.vs->dec.faction) : 0;
+    bool chose = bot_choose(g, o->bots[seat >= 0 && seat < o->nbots ? seat : 0], &bot, &c);
     PROF_MARK(2);
     if (!chose) {
       const mt_decision *d = mt_pending(g);
@@ -246,6 +250,9 @@ static double now(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* The bots as given (one kind, or one per seat). */
+static const char *bots_name(const sim_opts *o) { return o->bots_text ? o->bots_text : bot_kind_name(o->bots[0]); }
 
 /* A comma-separated list as the items of a JSON array (without the brackets). */
 static void json_names(strbuf *b, const char *list) {
@@ -319,7 +326,7 @@ static int run_setup(sim_run *run, const mt_rules *const *rs, int nsides, const 
   } else
     for (int f = 0; f < rs[0]->def->nfactions && f < SIM_MAX_FACTIONS; f++)
       run->factions[run->nfactions++] = mt_strdup(rs[0]->def->factions[f].id);
-  run->bots = mt_strdup(bot_kind_name(o->bots));
+  run->bots = mt_strdup(bots_name(o));
   for (int s = 0; s < nsides; s++) {
     char h[17];
     sim_ruleset_hash(rs[s], h);
@@ -370,7 +377,7 @@ static void tick_once(int fd) {
 }
 
 int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv) {
-  sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000};
+  sim_opts o = {.bots = {BOT_RANDOM}, .nbots = 1, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000};
   const char *records = NULL;
   long shard_i = 1, shard_n = 1;
   for (int i = 0; i < argc; i++) {
@@ -396,7 +403,15 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
     } else if (!strcmp(a, "--factions") && i + 1 < argc) {
       o.factions = argv[++i];
     } else if (!strcmp(a, "--bots") && i + 1 < argc) {
-      if ((o.bots = bot_kind_parse(argv[++i])) < 0) return fprintf(stderr, "mentat simulate: --bots is random, uniform, passive or heuristic\n"), 64;
+      o.bots_text = argv[++i];
+      if ((o.nbots = bot_kinds_parse(o.bots_text, o.bots, BOARD_MAX_FACTIONS)) < 0)
+        return fprintf(stderr, "mentat simulate: --bots is random, uniform, passive, heuristic or search, or one of "
+                               "them per faction, comma-separated\n"), 64;
+    } else if (!strcmp(a, "--search-budget") && i + 1 < argc) {
+      int playouts = 0, horizon = -1, width = 0;
+      if (sscanf(argv[++i], "%d,%d,%d", &playouts, &horizon, &width) < 1 || playouts < 1)
+        return fprintf(stderr, "mentat simulate: --search-budget is PLAYOUTS[,HORIZON[,WIDTH]], not '%s'\n", argv[i]), 64;
+      bot_search_set(playouts, horizon, width);
     } else if (!strcmp(a, "--json")) {
       o.json = true;
     } else if (!strcmp(a, "--no-invariants")) {
@@ -415,6 +430,14 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
       return fprintf(stderr, "mentat simulate: unknown option '%s'\n", a), 64;
     }
   }
+  if (o.nbots > 1) {
+    char err[64];
+    mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+    int nf = g ? g->L->nf : 0;
+    mt_game_free(g);
+    if (!o.factions && o.nbots != nf)
+      return fprintf(stderr, "mentat simulate: --bots names %d bots for %d factions\n", o.nbots, nf), 64;
+  }
   if (o.factions) {
     char buf[512];
     char *names[BOARD_MAX_FACTIONS];
@@ -426,14 +449,21 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
     char err[256];
     mt_game *g = mt_game_new(r, (const char *const *)names, nnames, 1, err, sizeof err);
     if (!g) return fprintf(stderr, "mentat simulate: --factions: %s\n", err), 64;
+    int nf = g->L->nf;
     mt_game_free(g);
+    if (o.nbots > 1 && o.nbots != nf)
+      return fprintf(stderr, "mentat simulate: --bots names %d bots for %d factions\n", o.nbots, nf), 64;
   }
   /* the options a failing game is replayed with, besides --games 1 --seed S */
   strbuf replay = {0};
   sb_puts(&replay, "mentat simulate");
   if (pack_options && *pack_options) sb_printf(&replay, " %s", pack_options);
   if (o.factions) sb_printf(&replay, " --factions %s", o.factions);
-  if (o.bots != BOT_RANDOM) sb_printf(&replay, " --bots %s", bot_kind_name(o.bots));
+  if (o.bots_text) sb_printf(&replay, " --bots %s", o.bots_text);
+  int playouts, horizon, width;
+  bot_search_get(&playouts, &horizon, &width);
+  if (playouts != BOT_SEARCH_PLAYOUTS || horizon != BOT_SEARCH_HORIZON || width != BOT_SEARCH_WIDTH)
+    sb_printf(&replay, " --search-budget %d,%d,%d", playouts, horizon, width);
   if (o.max_decisions != 100000) sb_printf(&replay, " --max-decisions %ld", o.max_decisions);
   if (o.unchecked) sb_puts(&replay, " --no-invariants");
   o.replay = replay.s;
@@ -583,7 +613,7 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
     sb_printf(&id, "},\"seed\":%llu,\"ruleset\":\"%s\",\"variants\":[", (unsigned long long)o.seed,
               r->advanced ? "advanced" : "basic");
     json_names(&id, r->variant_names);
-    sb_printf(&id, "],\"bots\":\"%s\",\"hash\":\"%s\",\"factions\":[", bot_kind_name(o.bots), hash);
+    sb_printf(&id, "],\"bots\":\"%s\",\"hash\":\"%s\",\"factions\":[", bots_name(&o), hash);
     for (int f = 0; f < def->nfactions; f++) {
       double lo, hi;
       sim_wilson(wins[f], played, &lo, &hi);
@@ -610,7 +640,7 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
            (unsigned long long)(o.work_budget ? o.work_budget : MT_WORK_BUDGET));
     printf("seed %llu (game i plays seed %llu+i), ruleset %s, variants: %s, bots %s, rule-set hash %s\n",
            (unsigned long long)o.seed, (unsigned long long)o.seed, r->advanced ? "advanced" : "basic",
-           r->variant_names && *r->variant_names ? r->variant_names : "(none)", bot_kind_name(o.bots), hash);
+           r->variant_names && *r->variant_names ? r->variant_names : "(none)", bots_name(&o), hash);
     printf("win rate per faction (shared victories count for each winner), 95%% Wilson interval:\n");
     for (int f = 0; f < def->nfactions; f++) {
       double lo, hi;
@@ -646,7 +676,7 @@ int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv)
 /* ---- compare: two rule sets on the same seeds ---- */
 
 int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, char **argv) {
-  sim_opts o = {.bots = BOT_RANDOM, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000, .unchecked = true};
+  sim_opts o = {.bots = {BOT_RANDOM}, .nbots = 1, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000, .unchecked = true};
   sim_output out = {0};
   const char *records = NULL;
   bool quiet = false;
@@ -673,7 +703,15 @@ int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, ch
     } else if (!strcmp(a, "--factions") && i + 1 < argc) {
       o.factions = argv[++i];
     } else if (!strcmp(a, "--bots") && i + 1 < argc) {
-      if ((o.bots = bot_kind_parse(argv[++i])) < 0) return fprintf(stderr, "mentat compare: unknown --bots '%s'\n", argv[i]), 64;
+      o.bots_text = argv[++i];
+      if ((o.nbots = bot_kinds_parse(o.bots_text, o.bots, BOARD_MAX_FACTIONS)) < 0)
+        return fprintf(stderr, "mentat compare: --bots is random, uniform, passive, heuristic or search, or one of "
+                               "them per faction, comma-separated\n"), 64;
+    } else if (!strcmp(a, "--search-budget") && i + 1 < argc) {
+      int playouts = 0, horizon = -1, width = 0;
+      if (sscanf(argv[++i], "%d,%d,%d", &playouts, &horizon, &width) < 1 || playouts < 1)
+        return fprintf(stderr, "mentat compare: --search-budget is PLAYOUTS[,HORIZON[,WIDTH]], not '%s'\n", argv[i]), 64;
+      bot_search_set(playouts, horizon, width);
     } else if (!strcmp(a, "--json")) {
       out.json = true;
     } else if (!strcmp(a, "--csv")) {
@@ -701,6 +739,8 @@ int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, ch
   const mt_rules *rs[2] = {base, variant};
   int map[2][SIM_MAX_FACTIONS];
   if (run_setup(&run, rs, 2, &o, map, "compare")) return sim_run_fini(&run), 64;
+  if (o.nbots > 1 && o.nbots != run.nfactions)
+    return fprintf(stderr, "mentat compare: --bots names %d bots for %d factions\n", o.nbots, run.nfactions), sim_run_fini(&run), 64;
   /* this shard's games: k = shard_i-1, shard_i-1+shard_n, ...; worker j plays every jobs-th of them */
   long total = o.games >= shard_i ? (o.games - shard_i) / shard_n + 1 : 0;
   if (o.jobs > total && total > 0) o.jobs = (int)total;

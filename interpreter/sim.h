@@ -6,7 +6,8 @@
 #include "stats.h"
 
 /* `mentat simulate` after the pack options: --games N --seed S --jobs J
- * --json --factions LIST --max-decisions M --bots B --no-invariants.
+ * --json --factions LIST --max-decisions M --bots B (or B1,B2,... one per
+ * faction in game order) --search-budget P[,H[,W]] --no-invariants.
  * PACK_OPTIONS: the pack options as typed (--components, --variant,
  * --advanced), for the line that replays a failing game.  Returns 0, 1 when a
  * game failed, 64 on bad options, 70 when a worker died with games unplayed. */

@@ -8,7 +8,8 @@
 #     the run report the missing games and exit 70;
 #   - bad --factions lists are usage errors;
 #   - --ruleset basic|advanced is a pack option: it reaches the replay line,
-#     and any other ruleset is a usage error.
+#     and any other ruleset is a usage error;
+#   - --bots takes one bot per faction; search bots play a game through.
 # Last line: N passed, N failed.
 BUILD=${BUILD:-build}
 MENTAT=$BUILD/mentat
@@ -84,6 +85,21 @@ for r in expert ""; do
   "$MENTAT" simulate $RACE --ruleset "$r" --games 1 >"$TMP/out" 2>"$TMP/err"
   rc=$?
   if [ $rc -eq 64 ] && grep -q -- '--ruleset is basic or advanced' "$TMP/err"; then ok; else bad "simulate --ruleset '$r' (exit $rc)" "$(cat "$TMP/err")"; fi
+done
+
+# 8. bots per seat (issue 13): a list names one bot per faction, in game order, and reaches the replay
+# line; a game with search bots ends with every invariant kept; a wrong count or name is a usage error
+"$MENTAT" simulate --games 1 --seed 3 --bots search,heuristic,random,search,heuristic,random --search-budget 2,4,3 \
+  >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 0 ] && head -1 "$TMP/out" | grep -q '^1 games (0 failed)'; then ok; else bad "a game with search bots (exit $rc)" "$(cat "$TMP/out" "$TMP/err")"; fi
+"$MENTAT" simulate $RACE $FLAKY --factions red,blue --bots random,heuristic --games 30 --seed 1 >"$TMP/out" 2>"$TMP/err"
+if grep -q "reproduce: mentat simulate $RACE $FLAKY --factions red,blue --bots random,heuristic --games 1 --seed " "$TMP/err"; then ok
+else bad "--bots list in the replay line" "$(cat "$TMP/err")"; fi
+for b in search,random best random,,random; do
+  "$MENTAT" simulate --bots "$b" --games 1 >"$TMP/out" 2>"$TMP/err"
+  rc=$?
+  if [ $rc -eq 64 ] && grep -q -- '--bots' "$TMP/err"; then ok; else bad "simulate --bots '$b' (exit $rc)" "$(cat "$TMP/err")"; fi
 done
 
 echo "$pass passed, $failn failed"

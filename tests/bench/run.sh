@@ -27,3 +27,7 @@ echo "== heuristic bots (each decision tries up to 24 answers on copies), one co
 "$BUILD/mentat" simulate --games 10 --seed 1 --bots heuristic | head -2
 echo "== the same, two jobs:"
 "$BUILD/mentat" simulate --games 2000 --seed 1 --jobs 2 | head -2
+echo "== search bots in every seat (each decision: 4 rounds of playouts, 8 decisions deep, over the heuristic's 4 best answers), one core:"
+"$BUILD/mentat" simulate --games 2 --seed 1 --bots search --no-invariants | head -1
+echo "== the bot ladder: search, heuristic and random in mixed seats, ${LADDER_GAMES:-210} games (make bench LADDER_GAMES=N), two jobs:"
+sh tests/bench/ladder.sh "$BUILD" "${LADDER_GAMES:-210}" 1 2

@@ -1,0 +1,233 @@
+/* search.c -- the search bot: determinized Monte-Carlo over the engine.
+ *
+ * For each decision with more than one candidate answer (the heuristic bot's
+ * candidates, bots.c; of those, the WIDTH it rates best one answer ahead),
+ * the bot plays PLAYOUTS rounds.  Each round makes one determinization of
+ * the position as the deciding faction sees it (bot_determinize), then for
+ * every candidate: a copy of that world, the candidate applied, and HORIZON
+ * more decisions answered by the heuristic bot for every faction (fewer when
+ * the game ends).  A candidate's score is the mean over rounds of the
+ * deciding faction's `bot_value` at the end of the playout, plus SEARCH_WIN
+ * when the game ended in the playout with the faction among the `winners`,
+ * minus it when it ended without.  The best mean wins; all candidates see
+ * the same worlds and the same bots' draws in a round (common random
+ * numbers), so their difference is not blurred by the draws.  Everything
+ * random comes from the bot's generator: same position, same seed, same
+ * answer.
+ *
+ * What it does not hide: the answers other factions gave earlier in the same
+ * secret round (`secret f in ...`) when the rules store them in public
+ * variables -- the engine runs such a round one faction after the other. */
+#include "search.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "bots.h"
+#include "game.h"
+
+static int search_playouts = BOT_SEARCH_PLAYOUTS, search_horizon = BOT_SEARCH_HORIZON, search_width = BOT_SEARCH_WIDTH;
+
+#define SEARCH_WIN 100000 /* a won game outweighs any position's value */
+#define SEARCH_CAP 256
+
+void bot_search_set(int playouts, int horizon, int width) {
+  search_playouts = playouts > 0 ? playouts : BOT_SEARCH_PLAYOUTS;
+  search_horizon = horizon >= 0 ? horizon : BOT_SEARCH_HORIZON;
+  search_width = width > 0 ? width : BOT_SEARCH_WIDTH;
+}
+
+void bot_search_get(int *playouts, int *horizon, int *width) {
+  *playouts = search_playouts;
+  *horizon = search_horizon;
+  *width = search_width;
+}
+
+/* Whether game faction ME may see the cards of pile slot S (the data's
+ * visibility of the pile; a faction pile is its owner's). */
+static bool sees_pile(const board_layout *L, int s, int me) {
+  const board_pile *p = &L->def->piles[L->pile_of_slot[s]];
+  return p->visibility == VIS_PUBLIC || (p->visibility == VIS_OWNER && L->owner_of_slot[s] == me && me >= 0);
+}
+
+/* The card arrays of the state, as board.c lays them out: the pile slot and
+ * the position of every card. */
+static int16_t *cards_at(unsigned char *st, size_t off) {
+  return (int16_t *)(void *)(st + off);
+}
+
+/* Deals the cards game faction ME may not see anew, deck by deck: the cards
+ * of one deck lying in piles hidden from ME are dealt at random into the
+ * places those cards held (each pile keeps its size, a deck's cards stay in
+ * the piles that held that deck's cards).  Places and cards are listed in a
+ * fixed order (by pile slot and position, by card), so the result does not
+ * depend on where the hidden cards really were. */
+static void deal_hidden(const board_layout *L, unsigned char *st, int me, uint64_t *rng) {
+  const board_def *def = L->def;
+  int16_t *cp = cards_at(st, L->off_card_pile), *cpos = cards_at(st, L->off_card_pos);
+  int16_t *pn = cards_at(st, L->off_pile_n);
+  for (int d = 0; d < def->ndecks; d++) {
+    int first = def->decks[d].first_card, end = first + def->decks[d].ncards;
+    int16_t card[BOARD_MAX_CARDS], slot[BOARD_MAX_CARDS], pos[BOARD_MAX_CARDS];
+    int n = 0;
+    for (int c = first; c < end && c < def->ncards; c++)
+      if (cp[c] >= 0 && !sees_pile(L, cp[c], me)) card[n++] = (int16_t)c;
+    if (n < 2) continue;
+    int m = 0; /* the places, in slot then position order */
+    for (int s = 0; s < L->npile_slots && m < n; s++) {
+      if (sees_pile(L, s, me)) continue;
+      for (int q = 0; q < pn[s]; q++)
+        for (int k = 0; k < n; k++)
+          if (cp[card[k]] == s && cpos[card[k]] == q) {
+            slot[m] = (int16_t)s, pos[m] = (int16_t)q, m++;
+            break;
+          }
+    }
+    for (int i = n - 1; i > 0; i--) { /* Fisher-Yates over the cards */
+      int j = (int)(bot_rand(rng) % (uint64_t)(i + 1));
+      int16_t t = card[i];
+      card[i] = card[j], card[j] = t;
+    }
+    for (int k = 0; k < m; k++) cp[card[k]] = slot[k], cpos[card[k]] = pos[k];
+  }
+}
+
+/* Replaces the secret variables (visibility owner) of the factions other
+ * than ME: an integer by ME's own value of it (a guess that reads nothing
+ * hidden), anything else by its initial value. */
+static void guess_secrets(const board_layout *L, unsigned char *st, int me) {
+  for (int v = 0; v < L->nvars; v++) {
+    const board_var *bv = &L->vars[v];
+    if (bv->visibility != VIS_OWNER || bv->scope != BS_FACTION) continue;
+    bool mine = me >= 0 && bv->type == BT_INT && !bv->set;
+    for (int gf = 0; gf < L->nf; gf++) {
+      if (gf == me) continue;
+      for (int cell = 0; cell < bv->len; cell++)
+        board_var_set(L, st, v, gf, cell, mine ? board_var_get(L, st, v, me, cell) : bv->initial);
+    }
+  }
+}
+
+void bot_determinize(mt_game *g, int64_t faction, uint64_t *rng) {
+  const board_layout *L = g->L;
+  int me = vm_game_faction(&g->v, faction);
+  deal_hidden(L, g->v.st, me, rng);
+  guess_secrets(L, g->v.st, me);
+  board_rng_seed(L, g->v.st, bot_rand(rng)); /* the dice to come are not the real ones */
+}
+
+static int find_var(const program *p, const char *name) {
+  for (int i = 0; i < p->nvars; i++)
+    if (!strcmp(p->vars[i].name, name)) return i;
+  return -1;
+}
+
+/* The playout's worth to faction F: bot_value(f), plus SEARCH_WIN if the game
+ * ended with F among the `winners`, minus it if it ended without. */
+static bool outcome(mt_game *g, int value, int winners, int64_t f, int64_t *out) {
+  if (!bot_value(g, value, f, out)) return false;
+  if (mt_status(g) == MT_FINISHED && winners >= 0) {
+    const var_rec *vr = &g->r->prog.vars[winners];
+    uint64_t w = (uint32_t)board_var_get(g->L, g->v.st, vr->board_var, 0, 0);
+    if (vr->width == 2) w |= (uint64_t)(uint32_t)board_var_get(g->L, g->v.st, vr->board_var, 0, 1) << 32;
+    *out += (w >> f & 1u) ? SEARCH_WIN : -SEARCH_WIN;
+  }
+  return true;
+}
+
+/* Plays G on for HORIZON decisions with the heuristic bot at every seat. */
+static void playout(mt_game *g, int horizon, uint64_t *rng) {
+  for (int k = 0; k < horizon && mt_status(g) == MT_WAITING; k++) {
+    mt_choice c;
+    if (!bot_choose(g, BOT_HEURISTIC, rng, &c) || mt_apply(g, &c, NULL) < 0) return;
+  }
+}
+
+typedef struct ranked {
+  int64_t score;
+  size_t i;
+} ranked;
+
+static int by_score(const void *a, const void *b) {
+  const ranked *x = a, *y = b;
+  if (x->score != y->score) return x->score > y->score ? -1 : 1;
+  return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Keeps the WIDTH candidates of BUF[0..N) the heuristic bot rates best one
+ * answer ahead (bot_value right after the answer), best first; returns how
+ * many are kept.  They are rated in WORLD, a determinization, not in the
+ * real position: an answer that draws a card or rolls the dice must not
+ * show what it would really give.  Answers WORLD refuses are dropped. */
+static size_t shortlist(mt_game *world, mt_game *probe, int value, int64_t me, mt_choice *buf, size_t n, size_t width) {
+  static ranked rank[BOT_CAP];
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    mt_copy_state(probe, world);
+    int64_t s;
+    if (mt_apply(probe, &buf[i], NULL) < 0 || mt_status(probe) == MT_FAILED || !bot_value(probe, value, me, &s)) continue;
+    rank[m++] = (ranked){s, i};
+  }
+  qsort(rank, m, sizeof *rank, by_score);
+  if (m > width) m = width;
+  static mt_choice keep[BOT_CAP];
+  for (size_t k = 0; k < m; k++) keep[k] = buf[rank[k].i];
+  memcpy(buf, keep, m * sizeof *buf);
+  return m;
+}
+
+bool bot_search_choose(mt_game *g, uint64_t *rng, mt_choice *out) {
+  static mt_choice buf[BOT_CAP];
+  size_t n = bot_candidates(g, rng, buf);
+  if (n == 0) return false;
+  int value = bot_value_index(g);
+  if (n == 1 || value < 0) {
+    *out = buf[bot_rand(rng) % n];
+    return true;
+  }
+  int64_t me = g->v.vs->dec.faction;
+  mt_game *world = mt_clone(g), *probe = mt_clone(g);
+  mt_game_set_log(world, NULL, NULL);
+  mt_game_set_log(probe, NULL, NULL);
+  bot_determinize(world, me, rng);
+  size_t kept = shortlist(world, probe, value, me, buf, n, (size_t)search_width < SEARCH_CAP ? (size_t)search_width : SEARCH_CAP);
+  if (kept <= 1) {
+    *out = buf[kept == 1 ? 0 : bot_rand(rng) % n]; /* none rated: any candidate */
+    mt_game_free(probe);
+    mt_game_free(world);
+    return true;
+  }
+  n = kept;
+  int winners = find_var(&g->r->prog, "winners");
+  double sum[SEARCH_CAP] = {0};
+  int count[SEARCH_CAP] = {0};
+  for (int round = 0; round < search_playouts; round++) {
+    if (round > 0) {
+      mt_copy_state(world, g);
+      bot_determinize(world, me, rng);
+    }
+    uint64_t seed = bot_rand(rng); /* the same bots' draws for every candidate of the round */
+    for (size_t i = 0; i < n; i++) {
+      mt_copy_state(probe, world);
+      if (mt_apply(probe, &buf[i], NULL) < 0) continue; /* not legal in this world */
+      uint64_t r = seed;
+      playout(probe, search_horizon, &r);
+      int64_t s;
+      if (mt_status(probe) == MT_FAILED || !outcome(probe, value, winners, me, &s)) continue;
+      sum[i] += (double)s;
+      count[i]++;
+    }
+  }
+  mt_game_free(probe);
+  mt_game_free(world);
+  size_t best = 0;
+  double best_mean = 0;
+  bool any = false;
+  for (size_t i = 0; i < n; i++) {
+    if (!count[i]) continue;
+    double mean = sum[i] / (double)count[i];
+    if (!any || mean > best_mean) best = i, best_mean = mean, any = true;
+  }
+  *out = buf[any ? best : bot_rand(rng) % n];
+  return true;
+}

@@ -1,0 +1,191 @@
+/* test_search.c -- the search bot (search.c) on the standard pack's Basic
+ * game: it answers legally, the same way for the same seed, and never from
+ * what its faction may not see: positions that differ only in hidden cards
+ * or in another faction's secrets determinize to the same bytes and get the
+ * same answer.  Runs from the repository root. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "bots.h"
+#include "game.h"
+#include "search.h"
+
+static mt_rules *R;
+static strbuf diag_text;
+
+static void on_message(void *ud, int level, const char *text) {
+  (void)ud;
+  (void)level;
+  sb_puts(&diag_text, text);
+}
+
+static int group_setup(void **state) {
+  (void)state;
+  mt_load L = {.components = ".", .message = on_message};
+  R = mt_rules_load(&L);
+  if (!R) fprintf(stderr, "%s", diag_text.s ? diag_text.s : "");
+  bot_search_set(2, 4, 3); /* small: the tests judge the bot's soundness, not its play */
+  return R ? 0 : -1;
+}
+
+static int group_teardown(void **state) {
+  (void)state;
+  mt_rules_free(R);
+  sb_free(&diag_text);
+  return 0;
+}
+
+static bool same_choice(const mt_choice *a, const mt_choice *b) {
+  if (a->action != b->action || a->nargs != b->nargs || a->value != b->value) return false;
+  for (int i = 0; i < a->nargs; i++)
+    if (a->args[i] != b->args[i]) return false;
+  return true;
+}
+
+/* A new game of SEED played by random bots for STEPS decisions. */
+static mt_game *position(uint64_t seed, int steps) {
+  char err[128];
+  mt_game *g = mt_game_new(R, NULL, 0, seed, err, sizeof err);
+  assert_non_null(g);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  uint64_t rng = seed;
+  for (int k = 0; k < steps && mt_status(g) == MT_WAITING; k++) {
+    mt_choice c;
+    assert_true(bot_choose(g, BOT_RANDOM, &rng, &c));
+    assert_true(mt_apply(g, &c, NULL) >= 0);
+  }
+  return g;
+}
+
+/* At decisions of several positions: the answer is legal (the game takes it)
+ * and the same for the same seed. */
+static void legal_and_deterministic(void **state) {
+  (void)state;
+  int searched = 0;
+  for (uint64_t seed = 1; seed <= 3; seed++)
+    for (int steps = 20; steps <= 200; steps += 60) {
+      mt_game *g = position(seed, steps);
+      if (mt_status(g) != MT_WAITING) {
+        mt_game_free(g);
+        continue;
+      }
+      mt_choice a, b;
+      uint64_t r1 = 42, r2 = 42;
+      assert_true(bot_search_choose(g, &r1, &a));
+      assert_true(bot_search_choose(g, &r2, &b));
+      assert_true(same_choice(&a, &b));
+      assert_true(r1 == r2);
+      mt_game *h = mt_clone(g);
+      mt_explain why;
+      assert_true(mt_apply(h, &a, &why) >= 0);
+      mt_game_free(h);
+      mt_game_free(g);
+      searched++;
+    }
+  assert_true(searched >= 6);
+}
+
+/* Whether game faction ME may see pile slot S, as the data says. */
+static bool sees(const mt_game *g, int s, int me) {
+  const board_pile *p = &g->r->def->piles[g->L->pile_of_slot[s]];
+  return p->visibility == VIS_PUBLIC || (p->visibility == VIS_OWNER && g->L->owner_of_slot[s] == me);
+}
+
+/* Swaps a card another faction holds hidden from the deciding faction with a
+ * card of the same deck in another hidden pile (a face-down deck), and adds 7
+ * to another faction's secret variables: true if such cards were found. */
+static bool change_hidden(mt_game *g) {
+  const board_layout *L = g->L;
+  const board_def *def = g->r->def;
+  int me = vm_game_faction(&g->v, g->v.vs->dec.faction);
+  for (int d = 0; d < def->ndecks; d++)
+    for (int c1 = def->decks[d].first_card; c1 < def->decks[d].first_card + def->decks[d].ncards; c1++) {
+      int p1, s1 = board_card_pile(L, g->v.st, c1, &p1);
+      if (s1 < 0 || sees(g, s1, me) || L->owner_of_slot[s1] < 0 || L->owner_of_slot[s1] == me) continue;
+      for (int c2 = def->decks[d].first_card; c2 < def->decks[d].first_card + def->decks[d].ncards; c2++) {
+        int p2, s2 = board_card_pile(L, g->v.st, c2, &p2);
+        if (s2 < 0 || s2 == s1 || sees(g, s2, me)) continue;
+        board_card_move(L, g->v.st, c1, s2, p2);
+        board_card_move(L, g->v.st, c2, s1, p1);
+        for (int v = 0; v < L->nvars; v++)
+          if (L->vars[v].visibility == VIS_OWNER && L->vars[v].scope == BS_FACTION && L->vars[v].type == BT_INT)
+            board_var_set(L, g->v.st, v, (me + 1) % L->nf, 0, board_var_get(L, g->v.st, v, (me + 1) % L->nf, 0) + 7);
+        assert_int_equal(board_check_piles(L, g->v.st, &(int){0}), 0);
+        return true;
+      }
+    }
+  return false;
+}
+
+/* Two positions that differ only in what the deciding faction may not see
+ * determinize to the same bytes and get the same answer for the same seed. */
+static void never_reads_hidden(void **state) {
+  (void)state;
+  int compared = 0;
+  for (uint64_t seed = 1; seed <= 4; seed++) {
+    mt_game *g = position(seed, 150);
+    if (mt_status(g) != MT_WAITING) {
+      mt_game_free(g);
+      continue;
+    }
+    mt_game *h = mt_clone(g);
+    if (!change_hidden(h)) {
+      mt_game_free(h);
+      mt_game_free(g);
+      continue;
+    }
+    assert_true(memcmp(g->block, h->block, g->size) != 0);
+    mt_game *dg = mt_clone(g), *dh = mt_clone(h);
+    uint64_t r1 = 7, r2 = 7;
+    int64_t me = g->v.vs->dec.faction;
+    bot_determinize(dg, me, &r1);
+    bot_determinize(dh, me, &r2);
+    assert_true(memcmp(dg->block, dh->block, g->size) == 0);
+    mt_choice a, b;
+    r1 = r2 = 99;
+    assert_true(bot_search_choose(g, &r1, &a));
+    assert_true(bot_search_choose(h, &r2, &b));
+    assert_true(same_choice(&a, &b));
+    mt_game_free(dg);
+    mt_game_free(dh);
+    mt_game_free(h);
+    mt_game_free(g);
+    compared++;
+  }
+  assert_true(compared >= 2);
+}
+
+/* A whole game with search bots in two seats and random bots elsewhere ends,
+ * every answer taken. */
+static void plays_a_game(void **state) {
+  (void)state;
+  char err[128];
+  mt_game *g = mt_game_new(R, NULL, 0, 5, err, sizeof err);
+  assert_non_null(g);
+  int st = mt_start(g);
+  uint64_t rng = 5;
+  for (long k = 0; st == MT_WAITING && k < 20000; k++) {
+    int seat = vm_game_faction(&g->v, g->v.vs->dec.faction);
+    mt_choice c;
+    assert_true(bot_choose(g, seat % 3 == 0 ? BOT_SEARCH : BOT_RANDOM, &rng, &c));
+    st = mt_apply(g, &c, NULL);
+    assert_true(st >= 0);
+  }
+  assert_int_equal(st, MT_FINISHED);
+  mt_game_free(g);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(legal_and_deterministic),
+      cmocka_unit_test(never_reads_hidden),
+      cmocka_unit_test(plays_a_game),
+  };
+  return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}
