@@ -376,56 +376,73 @@ static void tick_once(int fd) {
   if (fd >= 0 && write(fd, "", 1) < 0) return;
 }
 
+/* The options simulate and compare share, at ARGV[*I] (WHO names the command
+ * in messages): 1 if it was one (*I moved past its value), 0 if not, 64 on a
+ * bad value (reported). */
+static int run_option(const char *who, sim_opts *o, const char **records, long *shard_i, long *shard_n, int argc,
+                      char **argv, int *i) {
+  const char *a = argv[*i];
+  bool has = *i + 1 < argc;
+  char *end;
+  errno = 0;
+  if (!strcmp(a, "--games") && has) {
+    o->games = strtol(argv[++*i], &end, 10);
+    if (*end || errno || o->games < 1 || o->games > 100000000)
+      return fprintf(stderr, "mentat %s: --games must be a whole number from 1 to 100000000, not '%s'\n", who, argv[*i]), 64;
+  } else if (!strcmp(a, "--seed") && has) {
+    o->seed = strtoull(argv[++*i], &end, 10);
+    if (*end || errno || !*argv[*i] || *argv[*i] == '-')
+      return fprintf(stderr, "mentat %s: --seed must be a whole number from 0 to 18446744073709551615, not '%s'\n", who,
+                     argv[*i]), 64;
+  } else if (!strcmp(a, "--jobs") && has) {
+    o->jobs = (int)strtol(argv[++*i], &end, 10);
+    if (*end || errno || o->jobs < 1 || o->jobs > 256)
+      return fprintf(stderr, "mentat %s: --jobs must be a whole number from 1 to 256, not '%s'\n", who, argv[*i]), 64;
+  } else if (!strcmp(a, "--max-decisions") && has) {
+    o->max_decisions = strtol(argv[++*i], &end, 10);
+    if (*end || errno || o->max_decisions < 1)
+      return fprintf(stderr, "mentat %s: --max-decisions must be a positive whole number, not '%s'\n", who, argv[*i]), 64;
+  } else if (!strcmp(a, "--factions") && has) {
+    o->factions = argv[++*i];
+  } else if (!strcmp(a, "--bots") && has) {
+    o->bots_text = argv[++*i];
+    if ((o->nbots = bot_kinds_parse(o->bots_text, o->bots, BOARD_MAX_FACTIONS)) < 0)
+      return fprintf(stderr, "mentat %s: --bots is random, uniform, passive, heuristic or search, or one of "
+                             "them per faction, comma-separated\n", who), 64;
+  } else if (!strcmp(a, "--search-budget") && has) {
+    int playouts = 0, horizon = -1, width = 0;
+    if (sscanf(argv[++*i], "%d,%d,%d", &playouts, &horizon, &width) < 1 || playouts < 1)
+      return fprintf(stderr, "mentat %s: --search-budget is PLAYOUTS[,HORIZON[,WIDTH]], not '%s'\n", who, argv[*i]), 64;
+    bot_search_set(playouts, horizon, width);
+  } else if (!strcmp(a, "--quiet")) {
+    o->quiet = true;
+  } else if (!strcmp(a, "--records") && has) {
+    *records = argv[++*i];
+  } else if (!strcmp(a, "--shard") && has) {
+    if (!parse_shard(argv[++*i], shard_i, shard_n))
+      return fprintf(stderr, "mentat %s: --shard is I/N with 1 <= I <= N, not '%s'\n", who, argv[*i]), 64;
+  } else if (!strcmp(a, "--work-budget") && has) {
+    o->work_budget = strtoull(argv[++*i], &end, 10);
+    if (*end || !o->work_budget || argv[*i][0] == '-') return fprintf(stderr, "mentat %s: bad --work-budget\n", who), 64;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 int sim_main(const mt_rules *r, const char *pack_options, int argc, char **argv) {
   sim_opts o = {.bots = {BOT_RANDOM}, .nbots = 1, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000};
   const char *records = NULL;
   long shard_i = 1, shard_n = 1;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
-    char *end;
-    errno = 0;
-    if (!strcmp(a, "--games") && i + 1 < argc) {
-      o.games = strtol(argv[++i], &end, 10);
-      if (*end || errno || o.games < 1 || o.games > 100000000)
-        return fprintf(stderr, "mentat simulate: --games must be a whole number from 1 to 100000000, not '%s'\n", argv[i]), 64;
-    } else if (!strcmp(a, "--seed") && i + 1 < argc) {
-      o.seed = strtoull(argv[++i], &end, 10);
-      if (*end || errno || !*argv[i] || *argv[i] == '-')
-        return fprintf(stderr, "mentat simulate: --seed must be a whole number from 0 to 18446744073709551615, not '%s'\n", argv[i]), 64;
-    } else if (!strcmp(a, "--jobs") && i + 1 < argc) {
-      o.jobs = (int)strtol(argv[++i], &end, 10);
-      if (*end || errno || o.jobs < 1 || o.jobs > 256)
-        return fprintf(stderr, "mentat simulate: --jobs must be a whole number from 1 to 256, not '%s'\n", argv[i]), 64;
-    } else if (!strcmp(a, "--max-decisions") && i + 1 < argc) {
-      o.max_decisions = strtol(argv[++i], &end, 10);
-      if (*end || errno || o.max_decisions < 1)
-        return fprintf(stderr, "mentat simulate: --max-decisions must be a positive whole number, not '%s'\n", argv[i]), 64;
-    } else if (!strcmp(a, "--factions") && i + 1 < argc) {
-      o.factions = argv[++i];
-    } else if (!strcmp(a, "--bots") && i + 1 < argc) {
-      o.bots_text = argv[++i];
-      if ((o.nbots = bot_kinds_parse(o.bots_text, o.bots, BOARD_MAX_FACTIONS)) < 0)
-        return fprintf(stderr, "mentat simulate: --bots is random, uniform, passive, heuristic or search, or one of "
-                               "them per faction, comma-separated\n"), 64;
-    } else if (!strcmp(a, "--search-budget") && i + 1 < argc) {
-      int playouts = 0, horizon = -1, width = 0;
-      if (sscanf(argv[++i], "%d,%d,%d", &playouts, &horizon, &width) < 1 || playouts < 1)
-        return fprintf(stderr, "mentat simulate: --search-budget is PLAYOUTS[,HORIZON[,WIDTH]], not '%s'\n", argv[i]), 64;
-      bot_search_set(playouts, horizon, width);
-    } else if (!strcmp(a, "--json")) {
+    int rc = run_option("simulate", &o, &records, &shard_i, &shard_n, argc, argv, &i);
+    if (rc > 1) return rc;
+    if (rc == 1) continue;
+    if (!strcmp(a, "--json")) {
       o.json = true;
     } else if (!strcmp(a, "--no-invariants")) {
       o.unchecked = true;
-    } else if (!strcmp(a, "--quiet")) {
-      o.quiet = true;
-    } else if (!strcmp(a, "--records") && i + 1 < argc) {
-      records = argv[++i];
-    } else if (!strcmp(a, "--shard") && i + 1 < argc) {
-      if (!parse_shard(argv[++i], &shard_i, &shard_n))
-        return fprintf(stderr, "mentat simulate: --shard is I/N with 1 <= I <= N, not '%s'\n", argv[i]), 64;
-    } else if (!strcmp(a, "--work-budget") && i + 1 < argc) {
-      o.work_budget = strtoull(argv[++i], &end, 10);
-      if (*end || !o.work_budget || argv[i][0] == '-') return fprintf(stderr, "mentat simulate: bad --work-budget\n"), 64;
     } else {
       return fprintf(stderr, "mentat simulate: unknown option '%s'\n", a), 64;
     }
@@ -679,57 +696,20 @@ int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, ch
   sim_opts o = {.bots = {BOT_RANDOM}, .nbots = 1, .games = 100, .seed = 1, .jobs = 1, .max_decisions = 100000, .unchecked = true};
   sim_output out = {0};
   const char *records = NULL;
-  bool quiet = false;
   long shard_i = 1, shard_n = 1;
   for (int i = 0; i < argc; i++) {
     const char *a = argv[i];
-    char *end;
-    errno = 0;
-    if (!strcmp(a, "--games") && i + 1 < argc) {
-      o.games = strtol(argv[++i], &end, 10);
-      if (*end || errno || o.games < 1 || o.games > 100000000)
-        return fprintf(stderr, "mentat compare: --games must be a whole number from 1 to 100000000, not '%s'\n", argv[i]), 64;
-    } else if (!strcmp(a, "--seed") && i + 1 < argc) {
-      o.seed = strtoull(argv[++i], &end, 10);
-      if (*end || errno || !*argv[i] || *argv[i] == '-')
-        return fprintf(stderr, "mentat compare: --seed must be a whole number, not '%s'\n", argv[i]), 64;
-    } else if (!strcmp(a, "--jobs") && i + 1 < argc) {
-      o.jobs = (int)strtol(argv[++i], &end, 10);
-      if (*end || errno || o.jobs < 1 || o.jobs > 256)
-        return fprintf(stderr, "mentat compare: --jobs must be a whole number from 1 to 256, not '%s'\n", argv[i]), 64;
-    } else if (!strcmp(a, "--max-decisions") && i + 1 < argc) {
-      o.max_decisions = strtol(argv[++i], &end, 10);
-      if (*end || errno || o.max_decisions < 1) return fprintf(stderr, "mentat compare: bad --max-decisions\n"), 64;
-    } else if (!strcmp(a, "--factions") && i + 1 < argc) {
-      o.factions = argv[++i];
-    } else if (!strcmp(a, "--bots") && i + 1 < argc) {
-      o.bots_text = argv[++i];
-      if ((o.nbots = bot_kinds_parse(o.bots_text, o.bots, BOARD_MAX_FACTIONS)) < 0)
-        return fprintf(stderr, "mentat compare: --bots is random, uniform, passive, heuristic or search, or one of "
-                               "them per faction, comma-separated\n"), 64;
-    } else if (!strcmp(a, "--search-budget") && i + 1 < argc) {
-      int playouts = 0, horizon = -1, width = 0;
-      if (sscanf(argv[++i], "%d,%d,%d", &playouts, &horizon, &width) < 1 || playouts < 1)
-        return fprintf(stderr, "mentat compare: --search-budget is PLAYOUTS[,HORIZON[,WIDTH]], not '%s'\n", argv[i]), 64;
-      bot_search_set(playouts, horizon, width);
-    } else if (!strcmp(a, "--json")) {
+    int rc = run_option("compare", &o, &records, &shard_i, &shard_n, argc, argv, &i);
+    if (rc > 1) return rc;
+    if (rc == 1) continue;
+    if (!strcmp(a, "--json")) {
       out.json = true;
     } else if (!strcmp(a, "--csv")) {
       out.csv = true;
     } else if (!strcmp(a, "--plot") && i + 1 < argc) {
       out.plot = argv[++i];
-    } else if (!strcmp(a, "--records") && i + 1 < argc) {
-      records = argv[++i];
-    } else if (!strcmp(a, "--quiet")) {
-      quiet = true;
     } else if (!strcmp(a, "--invariants")) {
       o.unchecked = false;
-    } else if (!strcmp(a, "--shard") && i + 1 < argc) {
-      if (!parse_shard(argv[++i], &shard_i, &shard_n))
-        return fprintf(stderr, "mentat compare: --shard is I/N with 1 <= I <= N, not '%s'\n", argv[i]), 64;
-    } else if (!strcmp(a, "--work-budget") && i + 1 < argc) {
-      o.work_budget = strtoull(argv[++i], &end, 10);
-      if (*end || !o.work_budget || argv[i][0] == '-') return fprintf(stderr, "mentat compare: bad --work-budget\n"), 64;
     } else {
       return fprintf(stderr, "mentat compare: unknown option '%s'\n", a), 64;
     }
@@ -770,7 +750,7 @@ int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, ch
     }
   }
   close(tick[1]);
-  follow(tick[0], "compare", total, t0, !quiet && isatty(2));
+  follow(tick[0], "compare", total, t0, !o.quiet && isatty(2));
   int rc = 0;
   for (int j = 0; j < o.jobs; j++) {
     int status = 0;
