@@ -185,9 +185,14 @@ coverage-rules: $(BUILD)/mentat
 golden-update: $(BUILD)/mentat
 	@BUILD=$(BUILD) UPDATE=1 sh tests/run-golden.sh
 
-fuzz-regress: $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%)
+fuzz-regress: $(FUZZ_TARGETS:%=$(BUILD)/tests/replay_%) $(BUILD)/mentat
 	@set -e; for t in $(FUZZ_TARGETS); do \
 	  $(BUILD)/tests/replay_$$t tests/fuzz/seeds/$$t tests/fuzz/regress/$$t; done
+	@# the save fuzzer's real positions must load with this build, or they only test refusals
+	@stale=; for f in tests/fuzz/seeds/save/[0-2][0-9]-*.yaml; do \
+	  printf 'load %s\n' "$$f" | $(BUILD)/mentat repl - >/dev/null 2>&1 || stale="$$stale $$f"; done; \
+	  if [ -n "$$stale" ]; then echo "stale save seeds (regenerate: sh tests/fuzz/make-save-seeds.sh):$$stale"; exit 1; fi; \
+	  echo "save seeds: every real position loads"
 
 doc-examples: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-doc-examples.sh
