@@ -275,6 +275,7 @@ static mt_game *game_take(const mt_rules *r, board_layout *L, unsigned char *st)
   g->block = st;
   bind(g);
   g->v.vcache = vm_vcache_new(&r->prog, L); /* shared with the clones, like the layout */
+  g->v.secret_vars = mt_calloc(L->off_ext - L->off_vars + 1, 1);
   return g;
 }
 
@@ -365,6 +366,7 @@ void mt_game_free(mt_game *g) {
   }
   mt_free(g->block);
   mt_free(g->v.memo);
+  mt_free(g->v.secret_vars);
   sb_free(&g->errtext);
   mt_rules_free((mt_rules *)(uintptr_t)g->r);
   sb_free(&g->evalerr);
@@ -950,11 +952,20 @@ mt_game *mt_clone(const mt_game *g) {
   c->v = g->v;
   c->v.nrefused = 0;
   c->v.memo = NULL;
+  if (g->v.secret_vars) { /* its own copy: a playout may begin another round */
+    size_t n = g->L->off_ext - g->L->off_vars;
+    c->v.secret_vars = mt_alloc(n + 1);
+    memcpy(c->v.secret_vars, g->v.secret_vars, n);
+  }
   bind(c);
   return c;
 }
 
-void mt_copy_state(mt_game *dst, const mt_game *src) { memcpy(dst->block, src->block, src->size); }
+void mt_copy_state(mt_game *dst, const mt_game *src) {
+  memcpy(dst->block, src->block, src->size);
+  dst->v.secret_seen = src->v.secret_seen && dst->v.secret_vars && src->v.secret_vars;
+  if (dst->v.secret_seen) memcpy(dst->v.secret_vars, src->v.secret_vars, src->L->off_ext - src->L->off_vars);
+}
 size_t mt_state_size(const mt_game *g) { return g->size; }
 int mt_save_position(const mt_game *g, char **text) {
   strbuf b = {0};

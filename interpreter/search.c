@@ -15,9 +15,9 @@
  * random comes from the bot's generator: same position, same seed, same
  * answer.
  *
- * What it does not hide: the answers other factions gave earlier in the same
- * secret round (`secret f in ...`) when the rules store them in public
- * variables -- the engine runs such a round one faction after the other. */
+ * In a secret round (`secret f in ...`, run one faction after the other), the
+ * answers other factions gave earlier in the round are hidden too: their
+ * per-faction variables go back to the round's start (vm.h secret_vars). */
 #include "search.h"
 
 #include <stdlib.h>
@@ -108,9 +108,26 @@ static void guess_secrets(const board_layout *L, unsigned char *st, int me) {
   }
 }
 
+/* In a secret round, what the other factions answered is not known yet: their
+ * instances of every per-faction variable go back to what they were when the
+ * round began (the VM's copy); ME's own answers stay. */
+static void hide_round(const board_layout *L, unsigned char *st, const unsigned char *before, int me) {
+  for (int i = 0; i < L->nvars; i++) {
+    const board_var *bv = &L->vars[i];
+    if (bv->scope != BS_FACTION) continue;
+    size_t cells = (size_t)bv->len * sizeof(int32_t);
+    for (int k = 0; k < L->nf; k++)
+      if (k != me) {
+        size_t off = L->var_off[i] + (size_t)k * cells;
+        memcpy(st + off, before + (off - L->off_vars), cells);
+      }
+  }
+}
+
 void bot_determinize(mt_game *g, int64_t faction, uint64_t *rng) {
   const board_layout *L = g->L;
   int me = vm_game_faction(&g->v, faction);
+  if (g->v.vs->secret && g->v.secret_seen) hide_round(L, g->v.st, g->v.secret_vars, me);
   deal_hidden(L, g->v.st, me, rng);
   guess_secrets(L, g->v.st, me);
   board_rng_seed(L, g->v.st, bot_rand(rng)); /* the dice to come are not the real ones */

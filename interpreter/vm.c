@@ -779,7 +779,14 @@ dispatch:
     PUSH(vs->seek_phase < 0 && v->can_act(v, A_, y) ? 1 : 0);
     DISPATCH();
   }
-  CASE(SECRET) vs->secret = A_; DISPATCH();
+  CASE(SECRET) {
+    vs->secret = A_;
+    if (A_ && v->secret_vars) { /* a round begins: remember what everyone knew */
+      memcpy(v->secret_vars, v->st + v->L->off_vars, v->L->off_ext - v->L->off_vars);
+      v->secret_seen = true;
+    }
+    DISPATCH();
+  }
   CASE(LOG) {
     int n = p->nlist[B_];
     sp -= n;

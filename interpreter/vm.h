@@ -123,6 +123,11 @@ typedef struct vm {
   uint64_t steps;
   vm_memo *memo;       /* VM_MEMO entries, allocated on first use */
   vm_vcache *vcache;   /* values cached across decisions, or NULL (owned by the game, shared by its clones) */
+  /* the variables as they were when the current secret round began (SECRET 1): what the factions
+   * answered in the round is told apart from what they knew before it (the search bot hides the
+   * others' answers).  Owned by the game, copied with it; SECRET_SEEN: it holds this game's round */
+  unsigned char *secret_vars;
+  bool secret_seen;
   char logbuf[1024];   /* narration is formatted here */
   void (*fired)(void *ud, int fn); /* told of every rule code the game runs (triggers, steps, effects); may be NULL */
   void *fired_ud;

@@ -35,7 +35,7 @@ function wilson(k, n,   p, z, d, c, h) {
 }
 /^lineup / { nl = split($2, bot, ","); seat = 0; rot++; next }
 / games \(/ { games += $1; fails += substr($3, 2); line[rot] = $0 }
-/^  [a-z_]+ +[0-9.]+%$/ {
+/^  [a-z_]+ +[0-9.]+% \[/ {
   b = bot[++seat]; w = int($2 * per / 100 + 0.5)
   wins[b] += w; seats[b] += per; fw[b "," $1] += w
   if (!(b in seen)) { seen[b] = 1; order[++nb] = b }

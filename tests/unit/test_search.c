@@ -161,6 +161,72 @@ static void never_reads_hidden(void **state) {
   assert_true(compared >= 2);
 }
 
+/* Whether, in G's secret round, a faction other than the deciding one has
+ * already answered: one of its per-faction variables differs from the round's
+ * start. */
+static bool others_answered(const mt_game *g, int me) {
+  const board_layout *L = g->L;
+  for (int i = 0; i < L->nvars; i++) {
+    if (L->vars[i].scope != BS_FACTION) continue;
+    size_t cells = (size_t)L->vars[i].len * sizeof(int32_t);
+    for (int k = 0; k < L->nf; k++) {
+      size_t off = L->var_off[i] + (size_t)k * cells;
+      if (k != me && memcmp(g->v.st + off, g->v.secret_vars + (off - L->off_vars), cells) != 0) return true;
+    }
+  }
+  return false;
+}
+
+/* In a secret round the engine asks one faction after the other: a faction
+ * asked later must not see what the earlier ones answered (a storm dial, a
+ * battle plan).  Two positions that differ only in those answers determinize
+ * to the same bytes and get the same answer; the faction's own answers stay. */
+static void blind_to_the_rounds_answers(void **state) {
+  (void)state;
+  int compared = 0;
+  for (uint64_t seed = 1; seed <= 6 && compared < 4; seed++) {
+    char err[128];
+    mt_game *g = mt_game_new(R, NULL, 0, seed, err, sizeof err);
+    assert_non_null(g);
+    assert_int_equal(mt_start(g), MT_WAITING);
+    uint64_t rng = seed;
+    for (int k = 0; k < 1500 && mt_status(g) == MT_WAITING && compared < 4; k++) {
+      int me = vm_game_faction(&g->v, g->v.vs->dec.faction);
+      if (g->v.vs->secret && g->v.secret_seen && others_answered(g, me)) {
+        /* H: the same position, the others' answers in this round taken back */
+        mt_game *h = mt_clone(g);
+        const board_layout *L = g->L;
+        for (int i = 0; i < L->nvars; i++) {
+          if (L->vars[i].scope != BS_FACTION) continue;
+          size_t cells = (size_t)L->vars[i].len * sizeof(int32_t);
+          for (int f = 0; f < L->nf; f++)
+            if (f != me) memcpy(h->v.st + L->var_off[i] + (size_t)f * cells, g->v.secret_vars + L->var_off[i] - L->off_vars + (size_t)f * cells, cells);
+        }
+        assert_true(memcmp(g->block, h->block, g->size) != 0);
+        mt_game *dg = mt_clone(g), *dh = mt_clone(h);
+        uint64_t r1 = 5, r2 = 5;
+        bot_determinize(dg, g->v.vs->dec.faction, &r1);
+        bot_determinize(dh, g->v.vs->dec.faction, &r2);
+        assert_true(memcmp(dg->block, dh->block, g->size) == 0);
+        mt_choice a, b;
+        r1 = r2 = 41;
+        assert_true(bot_search_choose(g, &r1, &a));
+        assert_true(bot_search_choose(h, &r2, &b));
+        assert_true(same_choice(&a, &b));
+        mt_game_free(dg);
+        mt_game_free(dh);
+        mt_game_free(h);
+        compared++;
+      }
+      mt_choice c;
+      assert_true(bot_choose(g, BOT_RANDOM, &rng, &c));
+      assert_true(mt_apply(g, &c, NULL) >= 0);
+    }
+    mt_game_free(g);
+  }
+  assert_true(compared >= 2); /* storm dials and battle plans were met with earlier answers in */
+}
+
 /* A whole game with search bots in two seats and random bots elsewhere ends,
  * every answer taken. */
 static void plays_a_game(void **state) {
@@ -185,6 +251,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(legal_and_deterministic),
       cmocka_unit_test(never_reads_hidden),
+      cmocka_unit_test(blind_to_the_rounds_answers),
       cmocka_unit_test(plays_a_game),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
