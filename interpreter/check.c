@@ -150,11 +150,42 @@ static local *find_local(chk *c, const char *name) {
 
 /* ---- lookups ---------------------------------------------------------- */
 
-static int find_value(program *p, const char *n) {
-  for (int i = 0; i < p->nvalues; i++)
-    if (!strcmp(p->values[i].name, n)) return i;
+/* Names are looked up hundreds of thousands of times while a pack is checked:
+ * values and variables (append-only tables) through an index rebuilt when
+ * the table has grown; the first entry of a name wins, as a scan would. */
+static uint32_t name_hash(const char *s) {
+  uint32_t h = 2166136261u;
+  for (; *s; s++) h = (h ^ (uint8_t)*s) * 16777619u;
+  return h;
+}
+
+static int ix_find(name_index *ix, int count, const char *(*name_at)(const program *, int), const program *p,
+                   const char *name) {
+  if (ix->n != count || !ix->slot) {
+    size_t cap = 64;
+    while (cap < 2 * (size_t)count + 16) cap *= 2;
+    if (cap != ix->cap) {
+      mt_free(ix->slot);
+      ix->slot = mt_alloc(cap * sizeof *ix->slot);
+      ix->cap = cap;
+    }
+    memset(ix->slot, -1, cap * sizeof *ix->slot);
+    for (int i = 0; i < count; i++) {
+      size_t h = name_hash(name_at(p, i)) & (cap - 1);
+      while (ix->slot[h] >= 0 && strcmp(name_at(p, ix->slot[h]), name_at(p, i)) != 0) h = (h + 1) & (cap - 1);
+      if (ix->slot[h] < 0) ix->slot[h] = i;
+    }
+    ix->n = count;
+  }
+  for (size_t h = name_hash(name) & (ix->cap - 1); ix->slot[h] >= 0; h = (h + 1) & (ix->cap - 1))
+    if (!strcmp(name_at(p, ix->slot[h]), name)) return ix->slot[h];
   return -1;
 }
+
+static const char *value_name(const program *p, int i) { return p->values[i].name; }
+static const char *var_name(const program *p, int i) { return p->vars[i].name; }
+
+static int find_value(program *p, const char *n) { return ix_find(&p->value_ix, p->nvalues, value_name, p, n); }
 static int find_event(program *p, const char *n) {
   for (int i = 0; i < p->nevents; i++)
     if (!strcmp(p->events[i].name, n)) return i;
@@ -178,11 +209,7 @@ static bool action_of_rule_not_in_force(program *p, const char *n) {
   }
   return false;
 }
-static int find_var(program *p, const char *n) {
-  for (int i = 0; i < p->nvars; i++)
-    if (!strcmp(p->vars[i].name, n)) return i;
-  return -1;
-}
+static int find_var(program *p, const char *n) { return ix_find(&p->var_ix, p->nvars, var_name, p, n); }
 static int find_proc(program *p, const char *n) {
   for (int i = 0; i < p->nprocs; i++)
     if (!strcmp(p->procs[i].name, n)) return i;

@@ -212,6 +212,14 @@ typedef struct enum_rec {
   int nvalues;
 } enum_rec;
 
+/* An index of names (check.c): open addressing over an append-only table's
+ * first N entries, rebuilt when the table has grown. */
+typedef struct name_index {
+  int *slot;
+  size_t cap;
+  int n;
+} name_index;
+
 typedef struct program {
   rule_rec *rules; int nrules, caprules;
   int *rule_slots; size_t rule_cap; /* open-addressing index: rule id -> rule */
@@ -249,6 +257,7 @@ typedef struct program {
   uint64_t *reads_vars;   /*   and the variables, reads_words words per function */
   size_t reads_words;
   int nreads;             /* functions with read sets (those compiled later read anything) */
+  name_index value_ix, var_ix; /* check.c: values and variables by name */
 } program;
 
 /* resolve.c: builds the registry from the parsed files.  VARIANTS names the

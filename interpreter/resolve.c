@@ -44,6 +44,8 @@ void sema_free(program *p) {
   mt_free(p->sup_row);
   mt_free(p->reads_fixed);
   mt_free(p->reads_vars);
+  mt_free(p->value_ix.slot);
+  mt_free(p->var_ix.slot);
   mt_free(p->sup_bits);
   mt_free(p->consts);
   mt_free(p->enums);
