@@ -134,7 +134,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
 test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session \
-      house-rules reports modding-doc packs variants-doc board-svg compare
+      house-rules reports modding-doc packs variants-doc board-svg compare native
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -218,6 +218,10 @@ variants-doc: $(BUILD)/mentat
 # single run, records round-trip, --json parses, --csv, --plot renders (gnuplot, then rsvg-convert)
 compare: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
 	@BUILD=$(BUILD) sh tests/run-compare.sh
+
+# --native plays the same games as the VM (the generated C built by the system compiler)
+native: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-native.sh
 
 # the board drawn (show board --svg, dump board --svg): rendered by rsvg-convert, checked
 board-svg: $(BUILD)/mentat

@@ -102,7 +102,7 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
   r->variant_names = sb_take(&vn);
   /* a variant built on the Advanced game brings it: `--variant wbc-2022` alone plays Advanced */
   if (!so->advanced && sema_variants_advanced(r->trees, r->ntrees, names, nnames)) r->advanced = true;
-  sema_options opts = {names, nnames, r->advanced, so->lint, so->plain};
+  sema_options opts = {names, nnames, r->advanced, so->lint, so->plain, so->native};
   sema_init(&r->prog, r->def);
   sema_resolve(&r->prog, r->trees, r->ntrees, &opts, r->d);
   mt_free(names);
@@ -113,6 +113,11 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
   if (diag_errors(r->d) == 0) vm_verify(&r->prog, r->d);
   if (diag_errors(r->d) == 0) vm_reads_build(&r->prog);
   if (diag_errors(r->d) == 0 && !so->plain) cg_fuse(&r->prog);
+  if (diag_errors(r->d) == 0 && so->native) {
+    strbuf why = {0};
+    if (!vm_native_load(&r->prog, &why)) diag_error(r->d, (mt_span){DIAG_NOFILE, 0, 0}, "--native: %s", why.s ? why.s : "");
+    sb_free(&why);
+  }
   if (diag_errors(r->d) > 0) {
     mt_rules_free(r);
     return NULL;
@@ -134,7 +139,7 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
   r->source_ids = mt_calloc((size_t)n + 1, sizeof *r->source_ids);
   r->variant_file = mt_calloc((size_t)n + 1, sizeof *r->variant_file);
   for (int i = 0; i < n; i++) r->source_ids[r->nsources++] = diag_add_source(r->d, names[i], texts[i], lens[i]);
-  sema_options so = {variants, nvariants, advanced != 0, false, false};
+  sema_options so = {variants, nvariants, advanced != 0, false, false, false};
   return compile_sources(r, &so);
 }
 
@@ -200,7 +205,7 @@ mt_rules *mt_rules_load(const mt_load *o) {
     mt_rules_free(r);
     return NULL;
   }
-  sema_options so = {o->variants, o->nvariants, o->advanced != 0, o->lint != 0, o->plain_code != 0};
+  sema_options so = {o->variants, o->nvariants, o->advanced != 0, o->lint != 0, o->plain_code != 0, o->native != 0};
   return compile_sources(r, &so);
 }
 

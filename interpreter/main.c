@@ -76,7 +76,9 @@ static const char usage_options[] =
     "  --variant NAME     apply a variant (repeatable)\n"
     "  --ruleset basic|advanced   the ruleset: basic (the default) leaves out the rules tagged\n"
     "                     advanced; advanced puts them in force\n"
-    "  --advanced         short for --ruleset advanced\n";
+    "  --advanced         short for --ruleset advanced\n"
+    "  --native           run the rules' pure functions as C built by the system compiler (cached by\n"
+    "                     the rule set's code hash; the same games, faster: docs/performance.md)\n";
 
 static void message(void *ud, int level, const char *text) {
   (void)ud;
@@ -122,6 +124,7 @@ typedef struct opts {
   uint64_t seed;
   uint64_t work_budget; /* 0: MT_WORK_BUDGET */
   int bytecode;
+  int native;
   int json;
   const mt_load *check; /* cmd_check: its message sink, against_pack and lint */
 } opts;
@@ -144,6 +147,8 @@ static int parse_opts(int argc, char **argv, opts *o, int want_rule) {
     } else if (!strcmp(a, "--ruleset")) {
       if (++i >= argc || (o->advanced = mt_ruleset_parse(argv[i])) < 0)
         return fprintf(stderr, "mentat: --ruleset is basic or advanced\n"), -1;
+    } else if (!strcmp(a, "--native")) {
+      o->native = 1;
     } else if (!strcmp(a, "--bytecode")) {
       o->bytecode = 1;
     } else if (!strcmp(a, "--json")) {
@@ -215,6 +220,7 @@ static mt_rules *load(opts *o, int *code) {
   L.variants = o->variants;
   L.nvariants = o->nvariants;
   L.advanced = o->advanced;
+  L.native = o->native;
   L.message = message;
   if (o->check) {
     L.message = o->check->message;
@@ -466,7 +472,7 @@ static int cmd_simulate(int argc, char **argv) {
         !strcmp(argv[i], "--variant")) {
       pack_args[np++] = argv[i];
       if (i + 1 < argc) pack_args[np++] = argv[++i];
-    } else if (!strcmp(argv[i], "--advanced")) {
+    } else if (!strcmp(argv[i], "--advanced") || !strcmp(argv[i], "--native")) {
       pack_args[np++] = argv[i];
     } else if (!strcmp(argv[i], "--ruleset")) {
       pack_args[np++] = argv[i];
@@ -511,7 +517,7 @@ static int cmd_compare(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool has_arg = !strcmp(a, "--components") || !strcmp(a, "--rules") || !strcmp(a, "--pack") || !strcmp(a, "--ruleset");
-    if (has_arg || !strcmp(a, "--advanced")) {
+    if (has_arg || !strcmp(a, "--advanced") || !strcmp(a, "--native")) {
       pack_args[np++] = argv[i];
       if (has_arg && i + 1 < argc) pack_args[np++] = argv[++i];
     } else if ((!strcmp(a, "--variant") || !strcmp(a, "--against")) && i + 1 < argc) {

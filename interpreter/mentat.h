@@ -38,6 +38,8 @@ typedef struct mt_load {
                                       loaded first (a FILE among them only once), and every variant
                                       a FILE declares is applied, in file order, after VARIANTS */
   int lint;                        /* the warnings of `mentat check` too (sema_lint) */
+  int native;                      /* --native: pure functions translated to C, built by the system
+                                      compiler, cached by the code's hash (native.c) */
   int plain_code;                  /* no superinstructions or direct value calls (fuse.c): the bytecode as compiled */
 } mt_load;
 

@@ -212,6 +212,11 @@ typedef struct enum_rec {
   int nvalues;
 } enum_rec;
 
+/* A pure function translated to C (native.c): 1, the result in OUT; 0 after
+ * reporting a runtime error to the VM. */
+struct nctx;
+typedef int (*vm_native_fn)(struct nctx *c, const int64_t *args, int64_t *out);
+
 /* An index of names (check.c): open addressing over an append-only table's
  * first N entries, rebuilt when the table has grown. */
 typedef struct name_index {
@@ -258,6 +263,9 @@ typedef struct program {
   size_t reads_words;
   int nreads;             /* functions with read sets (those compiled later read anything) */
   name_index value_ix, var_ix; /* check.c: values and variables by name */
+  vm_native_fn *native;   /* native.c (--native): per function, its C translation, or NULL */
+  int nnative;
+  void *native_handle;    /* the shared object they live in */
 } program;
 
 /* resolve.c: builds the registry from the parsed files.  VARIANTS names the
@@ -269,6 +277,7 @@ typedef struct sema_options {
   bool advanced;
   bool lint;     /* sema_lint after the checks (mentat check) */
   bool plain;    /* no superinstructions (fuse.c): the code as compiled */
+  bool native;   /* translate the pure functions to C and run them natively (native.c) */
 } sema_options;
 void sema_init(program *p, const board_def *def);
 void sema_free(program *p);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "program.h"
+#include "vm.h"
 
 const char *const level_names[] = {"base rule", "faction ability", "card", "variant"};
 
@@ -45,6 +46,7 @@ void sema_free(program *p) {
   mt_free(p->reads_fixed);
   mt_free(p->reads_vars);
   mt_free(p->value_ix.slot);
+  vm_native_unload(p);
   mt_free(p->var_ix.slot);
   mt_free(p->sup_bits);
   mt_free(p->consts);

@@ -352,6 +352,152 @@ static void cycle_text(const vm *v, strbuf *out) {
   for (int i = 0; i < ne; i++) sb_printf(out, "%s'%s'", i == 0 ? "" : i + 1 == ne ? " and " : ", ", p->events[events[i]].name);
 }
 
+/* ---- the native tier's view of the VM (native.c) ---------------------------
+ * The same steps as the opcodes, with the same checks and errors; the layout
+ * of both structs is repeated in the generated C (native.c's prelude). */
+typedef struct napi {
+  int64_t (*var_get)(void *v, int var, const int64_t *args, int *err, int64_t *errv);
+  int64_t (*var_total)(void *v, int var);
+  int64_t (*builtin)(void *v, int id, const int64_t *args, int *err, int64_t *errv);
+  int (*rule_active)(void *v, int r);
+  int (*rule_live)(void *v, int r);
+  int64_t (*attr)(void *v, int tab, int at, int64_t x, int *err);
+  int64_t (*pile_card)(void *v, int64_t pile, int64_t pos);
+  void (*guard)(void *v, int id, int64_t ok);
+  int (*guard_result)(void *v);
+  void (*fail)(void *v, int code, uint32_t pc, int a, int b, int64_t x);
+  int (*memo_get)(void *v, int fn, const int64_t *args, int n, int64_t *out, int *slot);
+  void (*memo_put)(void *v, int fn, const int64_t *args, int n, int64_t x, int slot);
+} napi;
+struct nctx {
+  const napi *api;
+  void *v;
+  int64_t left;
+  int depth, maxdepth;
+  const int64_t *k;
+};
+
+static int64_t var_read(vm *v, int var, const int64_t *args, int *err, int64_t *errv) {
+  const program *p = v->p;
+  const var_rec *vr = &p->vars[var];
+  int inst, cell;
+  if (var_index(v, vr, args, &inst, &cell, err) < 0) {
+    *errv = vr->nparams > 0 ? args[0] : 0;
+    return 0;
+  }
+  int64_t x = board_var_get(v->L, v->st, vr->board_var, inst, cell);
+  if (vr->data && v->L->vars[vr->board_var].type == BT_FACTION) x = x >= 0 && x < v->L->nf ? v->L->faction[x] : -1;
+  if (vr->width == 2)
+    x = (int64_t)(((uint64_t)(uint32_t)board_var_get(v->L, v->st, vr->board_var, inst, cell + 1) << 32) | (uint32_t)x);
+  return x;
+}
+static int64_t n_var_get(void *v, int var, const int64_t *args, int *err, int64_t *errv) {
+  return var_read(v, var, args, err, errv);
+}
+static int64_t n_var_total(void *vv, int var) {
+  vm *v = vv;
+  return board_var_total(v->L, v->st, v->p->vars[var].board_var);
+}
+static int64_t n_builtin(void *v, int id, const int64_t *args, int *err, int64_t *errv) {
+  return vm_builtin(v, id, args, err, errv);
+}
+static int n_rule_active(void *v, int r) { return vm_rule_active(v, r); }
+static bool rule_in_force(vm *v, int r, bool once);
+static int n_rule_live(void *v, int r) { return rule_in_force(v, r, false); }
+static int64_t n_attr(void *vv, int tab, int at, int64_t x, int *err) {
+  const board_def *def = ((vm *)vv)->p->def;
+  int64_t n = tab == ATTR_AREA ? def->nareas : tab == ATTR_FACTION ? def->nfactions : def->ncards;
+  if (x < 0 || x >= n) return *err = VE_RANGE, 0;
+  return tab == ATTR_AREA ? def->areas[x].attrs[at] : tab == ATTR_FACTION ? def->factions[x].attrs[at] : def->cards[x].attrs[at];
+}
+static int64_t n_pile_card(void *vv, int64_t pile, int64_t pos) {
+  vm *v = vv;
+  return board_pile_card(v->L, v->st, (int)pile, (int)pos);
+}
+static void n_guard(void *vv, int id, int64_t ok) {
+  vm *v = vv;
+  if (!ok) {
+    v->guard_failed = 1;
+    if (v->nrefused < 64) v->refused[v->nrefused++] = id;
+  }
+}
+static int n_guard_result(void *vv) {
+  vm *v = vv;
+  int r = !v->guard_failed;
+  v->guard_failed = 0;
+  return r;
+}
+static void n_fail(void *v, int code, uint32_t pc, int a, int b, int64_t x) { fail(v, code, pc, a, b, x); }
+static inline int vc_slot(int fn, const int64_t *args, int n);
+static inline bool vc_same(const vm_vcache *c, int fn, const vm_vc_entry *e, const unsigned char *st);
+static void vc_take(const vm_vcache *c, int fn, vm_vc_entry *e, const unsigned char *st);
+/* A value's result remembered as the VM's CALL remembers it: the value cache
+ * (vm.h) when it applies, else this evaluation's memo.  SLOT: where a miss is
+ * to be put (VM_MEMO + cache slot, a memo slot, or -1). */
+static int n_memo_get(void *vv, int fn, const int64_t *args, int n, int64_t *out, int *slot) {
+  vm *v = vv;
+  vm_vcache *vc = v->vcache;
+  *slot = -1;
+  if (vc && fn < vc->nfuncs && vc->nreg[fn] >= 0 && (!vc->cancel[fn] || v->vs->ncancel == 0)) {
+    int s = vc_slot(fn, args, n);
+    const vm_vc_entry *e = &vc->e[s];
+    bool same = e->fn == fn && e->nargs == n;
+    for (int i = 0; i < n && same; i++) same = e->args[i] == args[i];
+    if (same && vc_same(vc, fn, e, v->st)) {
+      vc->hits++;
+      *out = e->result;
+      return 1;
+    }
+    vc->misses++;
+    *slot = VM_MEMO + s;
+    return 0;
+  }
+  if (!v->memo || n > MAX_PARAMS) return 0;
+  uint64_t h = (uint64_t)(uint32_t)fn * 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < n; i++) h = (h ^ (uint64_t)args[i]) * 0x100000001b3ull;
+  int ms = (int)(h >> 52) & (VM_MEMO - 1);
+  const vm_memo *m = &v->memo[ms];
+  if (m->epoch == v->memo_epoch && m->fn == fn && m->nargs == n &&
+      (n == 0 || memcmp(m->args, args, (size_t)n * sizeof *args) == 0)) {
+    *out = m->result;
+    return 1;
+  }
+  *slot = ms;
+  return 0;
+}
+static void n_memo_put(void *vv, int fn, const int64_t *args, int n, int64_t x, int slot) {
+  vm *v = vv;
+  if (slot >= VM_MEMO) {
+    vm_vc_entry *e = &v->vcache->e[slot - VM_MEMO];
+    e->fn = fn;
+    e->nargs = n;
+    memcpy(e->args, args, (size_t)n * sizeof *args);
+    e->result = x;
+    vc_take(v->vcache, fn, e, v->st);
+  } else if (slot >= 0) {
+    vm_memo *m = &v->memo[slot];
+    m->epoch = v->memo_epoch;
+    m->fn = fn;
+    m->nargs = n;
+    memcpy(m->args, args, (size_t)n * sizeof *args);
+    m->result = x;
+  }
+}
+static const napi native_api = {n_var_get, n_var_total, n_builtin, n_rule_active, n_rule_live, n_attr,
+                                n_pile_card, n_guard, n_guard_result, n_fail, n_memo_get, n_memo_put};
+
+/* Runs native function FN (vm_eval and CALL): 1 with the result in OUT, 0
+ * after a runtime error (in V's state).  *LEFT: the budget, spent in place;
+ * DEPTH: the frames it may still open. */
+static int native_call(vm *v, int fn, const int64_t *args, int64_t *out, uint64_t *left, int depth) {
+  struct nctx c = {&native_api, v, *left > INT64_MAX ? INT64_MAX : (int64_t)*left, 0, depth, v->p->consts};
+  int ok = v->p->native[fn](&c, args, out);
+  uint64_t rest = c.left > 0 ? (uint64_t)c.left : 0;
+  v->steps += *left - rest;
+  *left = rest;
+  return ok;
+}
+
 /* The value cache (vm.h): an entry's slot, and whether the state still holds
  * the bytes the entry was computed from. */
 static inline int vc_slot(int fn, const int64_t *args, int n) {
@@ -575,6 +721,22 @@ dispatch:
         fn = f->link;
         f = &p->funcs[fn];
       }
+    }
+    if (memo_slot < 0 && fn < p->nnative && p->native[fn]) { /* the C translation (native.c) */
+      uint64_t before = budget;
+      if (!R->scratch) vm_memo_reset(v); /* a memo for this call alone: the state moves on after it */
+      int ok = native_call(v, fn, S + sp - n, &x, &budget, R->fcap - R->nframes);
+      if (!R->scratch) vm_memo_reset(v);
+      v->steps -= before - budget; /* run() counts what this loop spends */
+      if (!ok) {
+        *left = budget;
+        R->sp = sp;
+        F->pc = (int32_t)ipc;
+        return VM_FAILED;
+      }
+      sp -= n;
+      PUSH(x);
+      DISPATCH();
     }
     if (R->nframes >= R->fcap) FAIL(VE_STACK, 1, 0, 0);
     NEED(f->nlocals - n + 8);
@@ -982,7 +1144,18 @@ bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, str
     if (w->out) return false;
     if (left < limit) limit = left;
   }
-  int st = run(v, &R, 0, limit, &used);
+  int st;
+  int64_t native_out = 0;
+  if (fn < v->p->nnative && v->p->native[fn]) { /* the C translation (native.c) */
+    uint64_t left = limit;
+    uint64_t steps = v->steps;
+    st = native_call(v, fn, args, &native_out, &left, 24) ? VM_FINISHED : VM_FAILED;
+    used = limit - left;
+    v->steps = steps + used;
+    if (st == VM_FAILED && vs->err_code == VE_BUDGET) vs->err_v = (int64_t)limit;
+  } else {
+    st = run(v, &R, 0, limit, &used);
+  }
   bool ok = st == VM_FINISHED;
   if (w->counting) {
     w->used += used;
@@ -994,7 +1167,7 @@ bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, str
       w->pc = vs->err_pc;
     }
   }
-  if (ok) *out = stack[R.sp - 1];
+  if (ok) *out = fn < v->p->nnative && v->p->native[fn] ? native_out : stack[R.sp - 1];
   else if (err) vm_error_text(v, d, err);
   vs->status = save_status;
   vs->err_code = save_code;

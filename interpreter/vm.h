@@ -171,6 +171,12 @@ void vm_profile_report(const program *p);
 /* As vm_rule_active, but spends a pending one-use cancellation (giving false). */
 bool vm_rule_try(vm *v, int r);
 
+/* native.c: the pure functions of P as C (COUNT: how many); the shared object
+ * built from it (cached by the code's hash) loaded into P->native; unloading. */
+bool vm_native_emit(const program *p, strbuf *out, int *count);
+bool vm_native_load(program *p, strbuf *err);
+void vm_native_unload(program *p);
+
 /* verify.c: checks every function of P against the stack effects of
  * opcodes.def and records where a suspended game may stand (P->resume).
  * False, with an internal error reported to D, if some code does not verify. */

@@ -10,7 +10,8 @@
  *
  * The VM is timed as it runs in play: superinstructions on, each evaluation
  * a fresh memo epoch; "uncached" without the value cache (vm.h), "cached"
- * with it (the state unchanged, so every cacheable call hits). */
+ * with it (the state unchanged, so every cacheable call hits).  A second
+ * argument --native runs the rules' pure functions as C (native.c). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -130,7 +131,7 @@ int main(int argc, char **argv) {
     if (t1 - t0 < best) best = t1 - t0;
   }
   printf("load and compile the Advanced pack in process: %.1f ms (target: under 10 ms)\n", best * 1e3);
-  mt_load o = {.components = argc > 1 ? argv[1] : ".", .message = quiet};
+  mt_load o = {.components = argc > 1 ? argv[1] : ".", .message = quiet, .native = argc > 2 && !strcmp(argv[2], "--native")};
   mt_rules *r = mt_rules_load(&o);
   if (!r) return 1;
   const program *p = &r->prog;

@@ -13,6 +13,8 @@ echo "== $("$BUILD/bench_clone" .)"
 cc -O2 -Iinterpreter tests/bench/bench_kernels.c "$BUILD/libmentat.a" $(pkg-config --libs yaml-0.1) -lm -o "$BUILD/bench_kernels"
 echo "== hot kernels, per call, CPU time: hand-written C over the board API against the VM (target: 3x or less)"
 "$BUILD/bench_kernels" .
+echo "== the same kernels with --native (the rules' pure functions as C; the first run builds them):"
+"$BUILD/bench_kernels" . --native | grep kernel
 echo "== 6-faction Basic games, random bots (level by level), one core:"
 "$BUILD/mentat" simulate --games 1000 --seed 1
 echo "== the same games without the invariant checks (--no-invariants, for balance runs):"
@@ -21,6 +23,8 @@ echo "== 6-faction Advanced games (--ruleset advanced), random bots, one core:"
 "$BUILD/mentat" simulate --ruleset advanced --games 1000 --seed 1 | head -2
 echo "== the same Advanced games without the invariant checks:"
 "$BUILD/mentat" simulate --ruleset advanced --games 1000 --seed 1 --no-invariants | head -2
+echo "== the same Advanced games, every invariant, --native:"
+"$BUILD/mentat" simulate --ruleset advanced --native --games 1000 --seed 1 | head -2
 echo "== uniform bots (uniform over the full list of legal answers), one core:"
 "$BUILD/mentat" simulate --games 50 --seed 1 --bots uniform | head -2
 echo "== heuristic bots (each decision tries up to 24 answers on copies), one core:"

@@ -1,0 +1,361 @@
+/* native.c -- the native tier: a rule set's pure functions (values, guards,
+ * invariants, where-clauses) translated to C, built by the system compiler
+ * into a shared object, cached by the rule set's code hash, and called by the
+ * VM in place of its bytecode (`--native`).
+ *
+ * The translation is mechanical, instruction by instruction, from the
+ * verified bytecode: a C local array is the stack, jumps are gotos, and
+ * everything that touches the game goes through a table of VM functions
+ * (vm.c: the same checks, the same errors).  A function is translated only
+ * if every instruction in it is one this file knows and every function it
+ * calls is translated too; the others stay bytecode.  The work budget is
+ * kept: each straight run of instructions charges its length on entry, so a
+ * runaway evaluation stops as it would in the VM (at the start of the run it
+ * could not pay for, not at its exact instruction).  Memoisation and the
+ * value cache are the VM's; native calls simply compute.  Nothing here knows
+ * a rule. */
+#define _POSIX_C_SOURCE 200809L
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "opcodes.h"
+#include "vm.h"
+
+/* The generated file's view of the VM (kept in step with native_api in vm.h). */
+static const char prelude[] =
+    "#include <stdint.h>\n"
+    "typedef struct napi {\n"
+    "  int64_t (*var_get)(void *v, int var, const int64_t *args, int *err, int64_t *errv);\n"
+    "  int64_t (*var_total)(void *v, int var);\n"
+    "  int64_t (*builtin)(void *v, int id, const int64_t *args, int *err, int64_t *errv);\n"
+    "  int (*rule_active)(void *v, int r);\n"
+    "  int (*rule_live)(void *v, int r);\n"
+    "  int64_t (*attr)(void *v, int tab, int at, int64_t x, int *err);\n"
+    "  int64_t (*pile_card)(void *v, int64_t pile, int64_t pos);\n"
+    "  void (*guard)(void *v, int id, int64_t ok);\n"
+    "  int (*guard_result)(void *v);\n"
+    "  void (*fail)(void *v, int code, uint32_t pc, int a, int b, int64_t x);\n"
+    "  int (*memo_get)(void *v, int fn, const int64_t *args, int n, int64_t *out, int *slot);\n"
+    "  void (*memo_put)(void *v, int fn, const int64_t *args, int n, int64_t x, int slot);\n"
+    "} napi;\n"
+    "typedef struct nctx { const napi *api; void *v; int64_t left; int depth, maxdepth; const int64_t *k; } nctx;\n"
+    "typedef int (*nfn)(nctx *c, const int64_t *a, int64_t *out);\n"
+    "#define FAIL(code, pc, a, b, x) do { c->api->fail(c->v, code, pc, a, b, x); c->depth--; return 0; } while (0)\n"
+    "#define PAY(n, pc) do { if ((c->left -= (n)) < 0) FAIL(%d, pc, 0, 0, 0); } while (0)\n";
+
+/* The opcode a translated instruction stands for: a superinstruction (fuse.c)
+ * is its sequence's first instruction, the rest of which follows in place. */
+static uint8_t plain_op(uint8_t o) {
+  switch (o) {
+  case OP_F_EQK_JT: case OP_F_EQK_JF: case OP_F_EQK: case OP_F_SET_DROP: case OP_F_FIRST_TO: case OP_F_LOAD2:
+    return OP_LOAD;
+  case OP_F_RULE_JF: return OP_RULE_ACTIVE;
+  case OP_F_EQ_JT: case OP_F_EQ_JF: return OP_EQ;
+  case OP_F_STORE_LOAD: return OP_STORE;
+  default: return o;
+  }
+}
+
+static int32_t word(const program *p, uint32_t pc, int k) {
+  int32_t x;
+  memcpy(&x, p->code + pc + 1 + 4 * k, 4);
+  return x;
+}
+
+static bool supported(const program *p, uint8_t o, int32_t a) {
+  switch ((opcode)o) {
+  case OP_PUSH_INT: case OP_PUSH_K: case OP_POP: case OP_LOAD: case OP_STORE: case OP_ADD: case OP_SUB: case OP_MUL:
+  case OP_DIV: case OP_MOD: case OP_NEG: case OP_NOT: case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT:
+  case OP_GE: case OP_SET_UNION: case OP_SET_DIFF: case OP_SET_INTER: case OP_SET_HAS: case OP_SET_SINGLE:
+  case OP_SET_COUNT: case OP_SET_FIRST: case OP_RANGE_HAS: case OP_JUMP: case OP_JUMP_FALSE: case OP_JUMP_TRUE:
+  case OP_AND_JUMP: case OP_OR_JUMP: case OP_CALL: case OP_RET: case OP_VAR_GET: case OP_VAR_TOTAL: case OP_ATTR:
+  case OP_PILE_CARD: case OP_RULE_ACTIVE: case OP_RULE_LIVE: case OP_NO_DEF: case OP_CONFLICT: case OP_GUARD:
+  case OP_GUARD_RESULT:
+    return true;
+  case OP_BUILTIN: return a >= 0 && a < BI__COUNT && !sema_builtins[a].effect;
+  default: (void)p; return false;
+  }
+}
+
+/* Which functions can be translated: pure, every instruction known, every
+ * callee translated (to a fixpoint). */
+static bool *translatable(const program *p) {
+  int n = p->nverified < p->nfuncs ? p->nverified : p->nfuncs;
+  bool *ok = mt_calloc((size_t)p->nfuncs + 1, sizeof *ok);
+  for (int f = 0; f < n; f++) {
+    const func_rec *fr = &p->funcs[f];
+    ok[f] = fr->kind == FN_PURE && fr->end > fr->start;
+    for (uint32_t pc = fr->start; pc < fr->end && ok[f];) {
+      uint8_t o = plain_op(p->code[pc]);
+      ok[f] = o < OP__COUNT && supported(p, o, op_table[o].operands ? word(p, pc, 0) : 0);
+      pc += 1 + 4u * (uint32_t)op_table[o].operands;
+    }
+  }
+  for (bool more = true; more;) {
+    more = false;
+    for (int f = 0; f < n; f++) {
+      if (!ok[f]) continue;
+      const func_rec *fr = &p->funcs[f];
+      for (uint32_t pc = fr->start; pc < fr->end;) {
+        uint8_t o = plain_op(p->code[pc]);
+        if (o == OP_CALL) {
+          int32_t g = word(p, pc, 0);
+          if (g < 0 || g >= n || !ok[g]) {
+            ok[f] = false;
+            more = true;
+            break;
+          }
+        }
+        pc += 1 + 4u * (uint32_t)op_table[o].operands;
+      }
+    }
+  }
+  return ok;
+}
+
+static bool is_jump(uint8_t o) {
+  return o == OP_JUMP || o == OP_JUMP_FALSE || o == OP_JUMP_TRUE || o == OP_AND_JUMP || o == OP_OR_JUMP;
+}
+
+/* One function's C: a label where a jump lands or a run starts, and each run
+ * of instructions pays its length when entered. */
+static void emit_fn(const program *p, int f, strbuf *out) {
+  const func_rec *fr = &p->funcs[f];
+  uint32_t len = fr->end - fr->start;
+  uint8_t *label = mt_calloc(len + 1, 1);
+  for (uint32_t pc = fr->start; pc < fr->end;) {
+    uint8_t o = plain_op(p->code[pc]);
+    uint32_t next = pc + 1 + 4u * (uint32_t)op_table[o].operands;
+    if (is_jump(o)) {
+      int32_t t = word(p, pc, 0);
+      if (t >= (int32_t)fr->start && (uint32_t)t < fr->end) label[(uint32_t)t - fr->start] = 1;
+      if (next < fr->end) label[next - fr->start] = 1; /* a run ends at a branch */
+    }
+    pc = next;
+  }
+  label[0] = 1;
+  sb_printf(out, "static int f%d(nctx *c, const int64_t *a, int64_t *out) {\n", f);
+  sb_printf(out, "  int64_t s[256], L[%d], x, y;\n  int sp = 0;\n  (void)x; (void)y; (void)sp;\n", fr->nlocals > 0 ? fr->nlocals : 1);
+  sb_printf(out, "  if (++c->depth > c->maxdepth) FAIL(%d, %uu, 1, 0, 0);\n", VE_STACK, fr->start);
+  sb_printf(out, "  for (int i = 0; i < %d; i++) L[i] = i < %d ? a[i] : 0;\n", fr->nlocals, fr->nparams);
+  for (uint32_t pc = fr->start; pc < fr->end;) {
+    uint8_t o = plain_op(p->code[pc]);
+    uint32_t next = pc + 1 + 4u * (uint32_t)op_table[o].operands;
+    int32_t A = op_table[o].operands > 0 ? word(p, pc, 0) : 0, B = op_table[o].operands > 1 ? word(p, pc, 1) : 0;
+    if (label[pc - fr->start]) { /* a run: the instructions up to the next label */
+      int n = 0;
+      for (uint32_t q = pc; q < fr->end && (q == pc || !label[q - fr->start]);) {
+        uint8_t oq = plain_op(p->code[q]);
+        n++;
+        q += 1 + 4u * (uint32_t)op_table[oq].operands;
+      }
+      sb_printf(out, "L%u: PAY(%d, %uu);\n", pc, n, pc);
+    }
+    switch ((opcode)o) {
+    case OP_PUSH_INT: sb_printf(out, "  s[sp++] = %d;\n", A); break;
+    case OP_PUSH_K: sb_printf(out, "  s[sp++] = c->k[%d];\n", A); break;
+    case OP_POP: sb_puts(out, "  sp--;\n"); break;
+    case OP_LOAD: sb_printf(out, "  s[sp++] = L[%d];\n", A); break;
+    case OP_STORE: sb_printf(out, "  L[%d] = s[--sp];\n", A); break;
+    case OP_ADD: case OP_SUB: case OP_MUL:
+      sb_printf(out, "  y = s[--sp]; x = s[--sp]; if (__builtin_%s_overflow(x, y, &x)) FAIL(%d, %uu, 0, 0, 0); s[sp++] = x;\n",
+                o == OP_ADD ? "add" : o == OP_SUB ? "sub" : "mul", VE_OVERFLOW, pc);
+      break;
+    case OP_DIV:
+      sb_printf(out, "  y = s[--sp]; x = s[--sp]; if (y == 0) FAIL(%d, %uu, 0, 0, 0); if (x == INT64_MIN && y == -1) FAIL(%d, %uu, 0, 0, 0);\n"
+                     "  { int64_t q = x / y; if ((x %% y != 0) && ((x < 0) != (y < 0))) q--; s[sp++] = q; }\n",
+                VE_DIV, pc, VE_OVERFLOW, pc);
+      break;
+    case OP_MOD:
+      sb_printf(out, "  y = s[--sp]; x = s[--sp]; if (y == 0) FAIL(%d, %uu, 0, 0, 0);\n"
+                     "  if (y == -1) s[sp++] = 0; else { int64_t m = x %% y; if (m != 0 && ((m < 0) != (y < 0))) m += y; s[sp++] = m; }\n",
+                VE_DIV, pc);
+      break;
+    case OP_NEG: sb_printf(out, "  if (s[sp-1] == INT64_MIN) FAIL(%d, %uu, 0, 0, 0); s[sp-1] = -s[sp-1];\n", VE_OVERFLOW, pc); break;
+    case OP_NOT: sb_puts(out, "  s[sp-1] = !s[sp-1];\n"); break;
+    case OP_EQ: case OP_NE: case OP_LT: case OP_LE: case OP_GT: case OP_GE: {
+      const char *cmp = o == OP_EQ ? "==" : o == OP_NE ? "!=" : o == OP_LT ? "<" : o == OP_LE ? "<=" : o == OP_GT ? ">" : ">=";
+      sb_printf(out, "  y = s[--sp]; s[sp-1] = s[sp-1] %s y;\n", cmp);
+      break;
+    }
+    case OP_SET_UNION: sb_puts(out, "  y = s[--sp]; s[sp-1] = (int64_t)((uint64_t)s[sp-1] | (uint64_t)y);\n"); break;
+    case OP_SET_DIFF: sb_puts(out, "  y = s[--sp]; s[sp-1] = (int64_t)((uint64_t)s[sp-1] & ~(uint64_t)y);\n"); break;
+    case OP_SET_INTER: sb_puts(out, "  y = s[--sp]; s[sp-1] = (int64_t)((uint64_t)s[sp-1] & (uint64_t)y);\n"); break;
+    case OP_SET_HAS: sb_puts(out, "  y = s[--sp]; x = s[sp-1]; s[sp-1] = x >= 0 && x < 64 && ((uint64_t)y >> x & 1u);\n"); break;
+    case OP_SET_SINGLE: sb_puts(out, "  x = s[sp-1]; s[sp-1] = x >= 0 && x < 64 ? (int64_t)(1ull << x) : 0;\n"); break;
+    case OP_SET_COUNT: sb_puts(out, "  s[sp-1] = __builtin_popcountll((unsigned long long)s[sp-1]);\n"); break;
+    case OP_SET_FIRST: sb_puts(out, "  s[sp-1] = s[sp-1] ? __builtin_ctzll((unsigned long long)s[sp-1]) : -1;\n"); break;
+    case OP_RANGE_HAS: sb_puts(out, "  { int64_t hi = s[--sp], lo = s[--sp]; s[sp-1] = s[sp-1] >= lo && s[sp-1] <= hi; }\n"); break;
+    case OP_JUMP: sb_printf(out, "  goto L%d;\n", A); break;
+    case OP_JUMP_FALSE: sb_printf(out, "  if (!s[--sp]) goto L%d;\n", A); break;
+    case OP_JUMP_TRUE: sb_printf(out, "  if (s[--sp]) goto L%d;\n", A); break;
+    case OP_AND_JUMP: sb_printf(out, "  if (!s[sp-1]) goto L%d; sp--;\n", A); break;
+    case OP_OR_JUMP: sb_printf(out, "  if (s[sp-1]) goto L%d; sp--;\n", A); break;
+    case OP_CALL:
+      if (p->funcs[A].memo) /* a value: remembered as the VM's CALL remembers it */
+        sb_printf(out, "  { int slot; if (!c->api->memo_get(c->v, %d, &s[sp-%d], %d, &x, &slot)) {"
+                       " if (!f%d(c, &s[sp-%d], &x)) { c->depth--; return 0; } c->api->memo_put(c->v, %d, &s[sp-%d], %d, x, slot); }"
+                       " sp -= %d; s[sp++] = x; }\n",
+                  A, B, B, A, B, A, B, B, B);
+      else
+        sb_printf(out, "  if (!f%d(c, &s[sp-%d], &x)) { c->depth--; return 0; } sp -= %d; s[sp++] = x;\n", A, B, B);
+      break;
+    case OP_RET: sb_puts(out, "  *out = s[sp-1]; c->depth--; return 1;\n"); break;
+    case OP_BUILTIN:
+      sb_printf(out, "  { int e = 0; int64_t ev = 0; sp -= %d; x = c->api->builtin(c->v, %d, &s[sp], &e, &ev);"
+                     " if (e) FAIL(e, %uu, %d, 0, ev); s[sp++] = x; }\n",
+                B, A, pc, A);
+      break;
+    case OP_VAR_GET:
+      sb_printf(out, "  { int e = 0; int64_t ev = 0; sp -= %d; x = c->api->var_get(c->v, %d, &s[sp], &e, &ev);"
+                     " if (e) FAIL(e, %uu, %d, 0, ev); s[sp++] = x; }\n",
+                p->vars[A].nparams, A, pc, A);
+      break;
+    case OP_VAR_TOTAL: sb_printf(out, "  s[sp++] = c->api->var_total(c->v, %d);\n", A); break;
+    case OP_ATTR:
+      sb_printf(out, "  { int e = 0; x = s[sp-1]; y = c->api->attr(c->v, %d, %d, x, &e); if (e) FAIL(e, %uu, 0, 0, x); s[sp-1] = y; }\n",
+                A, B, pc);
+      break;
+    case OP_PILE_CARD: sb_puts(out, "  y = s[--sp]; s[sp-1] = c->api->pile_card(c->v, s[sp-1], y);\n"); break;
+    case OP_RULE_ACTIVE: sb_printf(out, "  s[sp++] = c->api->rule_active(c->v, %d);\n", A); break;
+    case OP_RULE_LIVE: sb_printf(out, "  s[sp++] = c->api->rule_live(c->v, %d);\n", A); break;
+    case OP_NO_DEF: sb_printf(out, "  FAIL(%d, %uu, %d, 0, 0);\n", VE_NODEF, pc, A); break;
+    case OP_CONFLICT: sb_printf(out, "  FAIL(%d, %uu, %d, %d, 0);\n", VE_CONFLICT, pc, A, B); break;
+    case OP_GUARD: sb_printf(out, "  c->api->guard(c->v, %d, s[--sp]);\n", A); break;
+    case OP_GUARD_RESULT: sb_puts(out, "  s[sp++] = c->api->guard_result(c->v);\n"); break;
+    default: sb_printf(out, "  #error untranslated opcode %d\n", o); break;
+    }
+    pc = next;
+  }
+  sb_printf(out, "  FAIL(%d, %uu, 0, 0, 0);\n}\n\n", VE_INTERNAL, fr->end);
+  mt_free(label);
+}
+
+/* FNV-1a over the code, the constants and the function table: the cache key. */
+static uint64_t code_hash(const program *p) {
+  uint64_t h = 1469598103934665603ull;
+#define MIX(ptr, n)                                                                                                  \
+  for (size_t i_ = 0; i_ < (size_t)(n); i_++) h = (h ^ ((const uint8_t *)(ptr))[i_]) * 1099511628211ull
+  MIX(p->code, p->ncode);
+  MIX(p->consts, (size_t)p->nconsts * sizeof *p->consts);
+  for (int f = 0; f < p->nfuncs; f++) {
+    int32_t r[4] = {(int32_t)p->funcs[f].start, (int32_t)p->funcs[f].end, p->funcs[f].nparams, p->funcs[f].nlocals};
+    MIX(r, sizeof r);
+  }
+  MIX(prelude, sizeof prelude);
+#undef MIX
+  return h;
+}
+
+bool vm_native_emit(const program *p, strbuf *out, int *count) {
+  bool *ok = translatable(p);
+  *count = 0;
+  sb_printf(out, "/* generated by mentat (interpreter/native.c) from a rule set's bytecode; do not edit */\n");
+  sb_printf(out, prelude, VE_BUDGET);
+  for (int f = 0; f < p->nfuncs; f++)
+    if (ok[f]) sb_printf(out, "static int f%d(nctx *c, const int64_t *a, int64_t *out);\n", f);
+  sb_puts(out, "\n");
+  for (int f = 0; f < p->nfuncs; f++)
+    if (ok[f]) {
+      emit_fn(p, f, out);
+      (*count)++;
+    }
+  sb_printf(out, "void mentat_native_table(nfn *t, int n) {\n");
+  for (int f = 0; f < p->nfuncs; f++)
+    if (ok[f]) sb_printf(out, "  if (%d < n) t[%d] = f%d;\n", f, f, f);
+  sb_puts(out, "}\n");
+  mt_free(ok);
+  return true;
+}
+
+/* The cache directory: $MENTAT_CACHE, else $XDG_CACHE_HOME/mentat, else ~/.cache/mentat. */
+static void cache_dir(char *buf, size_t n) {
+  const char *m = getenv("MENTAT_CACHE"), *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  if (m && *m) snprintf(buf, n, "%s", m);
+  else if (x && *x) snprintf(buf, n, "%s/mentat", x);
+  else snprintf(buf, n, "%s/.cache/mentat", home && *home ? home : "/tmp");
+}
+
+static void mkdirs(const char *path) {
+  char tmp[1024];
+  snprintf(tmp, sizeof tmp, "%s", path);
+  for (char *q = tmp + 1; *q; q++)
+    if (*q == '/') {
+      *q = 0;
+      mkdir(tmp, 0755);
+      *q = '/';
+    }
+  mkdir(tmp, 0755);
+}
+
+bool vm_native_load(program *p, strbuf *err) {
+  char dir[1024], base[1200], c_path[1300], so_path[1300];
+  cache_dir(dir, sizeof dir);
+  mkdirs(dir);
+  snprintf(base, sizeof base, "%s/native-%016llx", dir, (unsigned long long)code_hash(p));
+  snprintf(c_path, sizeof c_path, "%s.c", base);
+  snprintf(so_path, sizeof so_path, "%s.so", base);
+  struct stat sb;
+  if (stat(so_path, &sb) != 0) { /* not built yet: write the C, build it beside, then move it in place */
+    strbuf src = {0};
+    int count = 0;
+    vm_native_emit(p, &src, &count);
+    FILE *f = fopen(c_path, "w");
+    if (!f) {
+      sb_printf(err, "cannot write %s: %s", c_path, strerror(errno));
+      sb_free(&src);
+      return false;
+    }
+    fwrite(src.s, 1, src.n, f);
+    fclose(f);
+    sb_free(&src);
+    const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
+    char tmp_so[1400], cmd[4400];
+    snprintf(tmp_so, sizeof tmp_so, "%s.%ld.tmp", so_path, (long)getpid());
+    snprintf(cmd, sizeof cmd, "%s -O1 -fPIC -shared -w -o '%s' '%s'", cc, tmp_so, c_path);
+    int rc = system(cmd);
+    if (rc != 0) {
+      sb_printf(err, "the system compiler failed on %s (command: %s)", c_path, cmd);
+      unlink(tmp_so);
+      return false;
+    }
+    if (rename(tmp_so, so_path) != 0) {
+      sb_printf(err, "cannot move %s into place: %s", tmp_so, strerror(errno));
+      unlink(tmp_so);
+      return false;
+    }
+  }
+  void *h = dlopen(so_path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    sb_printf(err, "cannot load %s: %s", so_path, dlerror());
+    return false;
+  }
+  void (*table)(vm_native_fn *, int);
+  void *sym = dlsym(h, "mentat_native_table");
+  if (!sym) {
+    sb_printf(err, "%s has no mentat_native_table", so_path);
+    dlclose(h);
+    return false;
+  }
+  memcpy(&table, &sym, sizeof table);
+  mt_free(p->native);
+  p->native = mt_calloc((size_t)p->nfuncs + 1, sizeof *p->native);
+  table(p->native, p->nfuncs);
+  p->native_handle = h;
+  p->nnative = p->nfuncs;
+  return true;
+}
+
+void vm_native_unload(program *p) {
+  mt_free(p->native);
+  p->native = NULL;
+  p->nnative = 0;
+  if (p->native_handle) dlclose(p->native_handle);
+  p->native_handle = NULL;
+}
