@@ -401,7 +401,14 @@ static int64_t n_var_total(void *vv, int var) {
 static int64_t n_builtin(void *v, int id, const int64_t *args, int *err, int64_t *errv) {
   return vm_builtin(v, id, args, err, errv);
 }
-static int n_rule_active(void *v, int r) { return vm_rule_active(v, r); }
+static int n_rule_active(void *vv, int r) {
+  vm *v = vv;
+  if (v->vs->ncancel == 0) { /* the common case, as the VM's RULE_ACTIVE: no cancellation to consult */
+    const rule_rec *rr = &v->p->rules[r];
+    return !rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0);
+  }
+  return vm_rule_active(v, r);
+}
 static bool rule_in_force(vm *v, int r, bool once);
 static int n_rule_live(void *v, int r) { return rule_in_force(v, r, false); }
 static int64_t n_attr(void *vv, int tab, int at, int64_t x, int *err) {
