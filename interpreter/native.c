@@ -27,6 +27,9 @@
 #include "opcodes.h"
 #include "vm.h"
 
+/* Bump when the translation changes: cached objects of another generation are not reused. */
+#define NATIVE_GENERATION 1
+
 /* The generated file's view of the VM (kept in step with native_api in vm.h). */
 static const char prelude[] =
     "#include <stdint.h>\n"
@@ -249,6 +252,10 @@ static uint64_t code_hash(const program *p) {
     MIX(r, sizeof r);
   }
   MIX(prelude, sizeof prelude);
+  int32_t abi[] = {VE_STACK, VE_OVERFLOW, VE_DIV, VE_BUDGET, VE_NODEF, VE_CONFLICT, VE_INTERNAL, VE_RANGE, OP__COUNT};
+  MIX(abi, sizeof abi); /* the numbers the generated code holds */
+  int32_t gen = NATIVE_GENERATION;
+  MIX(&gen, sizeof gen);
 #undef MIX
   return h;
 }
@@ -288,10 +295,10 @@ static void mkdirs(const char *path) {
   for (char *q = tmp + 1; *q; q++)
     if (*q == '/') {
       *q = 0;
-      mkdir(tmp, 0755);
+      mkdir(tmp, 0700);
       *q = '/';
     }
-  mkdir(tmp, 0755);
+  mkdir(tmp, 0700); /* private: a shared object is loaded from here */
 }
 
 bool vm_native_load(program *p, strbuf *err) {
@@ -302,30 +309,38 @@ bool vm_native_load(program *p, strbuf *err) {
   snprintf(c_path, sizeof c_path, "%s.c", base);
   snprintf(so_path, sizeof so_path, "%s.so", base);
   struct stat sb;
-  if (stat(so_path, &sb) != 0) { /* not built yet: write the C, build it beside, then move it in place */
+  if (stat(so_path, &sb) != 0) {
+    /* not built yet: the C and the object under names of this process, then moved into place (two
+     * processes building at once each finish their own; the last rename wins, and both are equal) */
     strbuf src = {0};
     int count = 0;
     vm_native_emit(p, &src, &count);
-    FILE *f = fopen(c_path, "w");
+    char tmp_c[1400], tmp_so[1400], cmd[4400];
+    snprintf(tmp_c, sizeof tmp_c, "%s.%ld.c", base, (long)getpid());
+    snprintf(tmp_so, sizeof tmp_so, "%s.%ld.so", base, (long)getpid());
+    FILE *f = fopen(tmp_c, "w");
     if (!f) {
-      sb_printf(err, "cannot write %s: %s", c_path, strerror(errno));
+      sb_printf(err, "cannot write %s: %s", tmp_c, strerror(errno));
       sb_free(&src);
       return false;
     }
-    fwrite(src.s, 1, src.n, f);
-    fclose(f);
+    bool wrote = fwrite(src.s, 1, src.n, f) == src.n;
+    wrote &= fclose(f) == 0;
     sb_free(&src);
+    if (!wrote) {
+      sb_printf(err, "cannot write %s", tmp_c);
+      unlink(tmp_c);
+      return false;
+    }
     const char *cc = getenv("CC") && *getenv("CC") ? getenv("CC") : "cc";
-    char tmp_so[1400], cmd[4400];
-    snprintf(tmp_so, sizeof tmp_so, "%s.%ld.tmp", so_path, (long)getpid());
-    snprintf(cmd, sizeof cmd, "%s -O1 -fPIC -shared -w -o '%s' '%s'", cc, tmp_so, c_path);
+    snprintf(cmd, sizeof cmd, "%s -O1 -fPIC -shared -w -o '%s' '%s'", cc, tmp_so, tmp_c);
     int rc = system(cmd);
     if (rc != 0) {
-      sb_printf(err, "the system compiler failed on %s (command: %s)", c_path, cmd);
+      sb_printf(err, "the system compiler failed on %s (command: %s)", tmp_c, cmd);
       unlink(tmp_so);
       return false;
     }
-    if (rename(tmp_so, so_path) != 0) {
+    if (rename(tmp_so, so_path) != 0 || rename(tmp_c, c_path) != 0) {
       sb_printf(err, "cannot move %s into place: %s", tmp_so, strerror(errno));
       unlink(tmp_so);
       return false;
