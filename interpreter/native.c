@@ -28,7 +28,7 @@
 #include "vm.h"
 
 /* Bump when the translation changes: cached objects of another generation are not reused. */
-#define NATIVE_GENERATION 1
+#define NATIVE_GENERATION 2
 
 /* The generated file's view of the VM (kept in step with native_api in vm.h). */
 static const char prelude[] =
@@ -86,8 +86,58 @@ static bool supported(const program *p, uint8_t o, int32_t a) {
   }
 }
 
-/* Which functions can be translated: pure, every instruction known, every
- * callee translated (to a fixpoint). */
+static bool is_jump(uint8_t o) {
+  return o == OP_JUMP || o == OP_JUMP_FALSE || o == OP_JUMP_TRUE || o == OP_AND_JUMP || o == OP_OR_JUMP;
+}
+
+/* The deepest the operand stack of function F gets (locals apart), or -1 if
+ * the walk finds it inconsistent: the translation's stack is a C array of
+ * NATIVE_STACK values, so a deeper function stays bytecode (where the VM's own
+ * check reports a full stack). */
+#define NATIVE_STACK 256
+static int max_depth(const program *p, int f) {
+  const func_rec *fr = &p->funcs[f];
+  uint32_t len = fr->end - fr->start;
+  int *depth = mt_alloc(((size_t)len + 1) * sizeof *depth), best = 0;
+  for (uint32_t i = 0; i <= len; i++) depth[i] = -1;
+  uint32_t *work = mt_alloc(((size_t)len + 1) * sizeof *work);
+  size_t nw = 0;
+  depth[0] = 0;
+  work[nw++] = fr->start;
+  while (nw > 0 && best >= 0) {
+    uint32_t pc = work[--nw];
+    int d = depth[pc - fr->start];
+    uint8_t o = plain_op(p->code[pc]);
+    uint32_t next = pc + 1 + 4u * (uint32_t)op_table[o].operands;
+    int32_t a = op_table[o].operands > 0 ? word(p, pc, 0) : 0, b = op_table[o].operands > 1 ? word(p, pc, 1) : 0;
+    int pops = op_table[o].pops, pushes = op_table[o].pushes;
+    if (o == OP_CALL || o == OP_BUILTIN) pops = b;
+    if (o == OP_VAR_GET) pops = a >= 0 && a < p->nvars ? p->vars[a].nparams : 0;
+    int after = d - pops + pushes, taken = d; /* AND_JUMP/OR_JUMP keep the value on the jump */
+    if (o == OP_AND_JUMP || o == OP_OR_JUMP) after = d - 1;
+    if (o == OP_JUMP_FALSE || o == OP_JUMP_TRUE) taken = d - 1;
+    if (d - pops < 0 || after < 0) {
+      best = -1;
+      break;
+    }
+    if (after > best) best = after;
+    bool falls = o != OP_JUMP && o != OP_RET && o != OP_NO_DEF && o != OP_CONFLICT;
+    if (is_jump(o) && a >= (int32_t)fr->start && (uint32_t)a < fr->end && depth[(uint32_t)a - fr->start] < 0) {
+      depth[(uint32_t)a - fr->start] = o == OP_JUMP ? d : taken;
+      work[nw++] = (uint32_t)a;
+    }
+    if (falls && next < fr->end && depth[next - fr->start] < 0) {
+      depth[next - fr->start] = after;
+      work[nw++] = next;
+    }
+  }
+  mt_free(depth);
+  mt_free(work);
+  return best;
+}
+
+/* Which functions can be translated: pure, every instruction known, a stack
+ * that fits, every callee translated (to a fixpoint). */
 static bool *translatable(const program *p) {
   int n = p->nverified < p->nfuncs ? p->nverified : p->nfuncs;
   bool *ok = mt_calloc((size_t)p->nfuncs + 1, sizeof *ok);
@@ -98,6 +148,10 @@ static bool *translatable(const program *p) {
       uint8_t o = plain_op(p->code[pc]);
       ok[f] = o < OP__COUNT && supported(p, o, op_table[o].operands ? word(p, pc, 0) : 0);
       pc += 1 + 4u * (uint32_t)op_table[o].operands;
+    }
+    if (ok[f]) {
+      int d = max_depth(p, f);
+      ok[f] = d >= 0 && d < NATIVE_STACK;
     }
   }
   for (bool more = true; more;) {
@@ -122,10 +176,6 @@ static bool *translatable(const program *p) {
   return ok;
 }
 
-static bool is_jump(uint8_t o) {
-  return o == OP_JUMP || o == OP_JUMP_FALSE || o == OP_JUMP_TRUE || o == OP_AND_JUMP || o == OP_OR_JUMP;
-}
-
 /* One function's C: a label where a jump lands or a run starts, and each run
  * of instructions pays its length when entered. */
 static void emit_fn(const program *p, int f, strbuf *out) {
@@ -144,7 +194,8 @@ static void emit_fn(const program *p, int f, strbuf *out) {
   }
   label[0] = 1;
   sb_printf(out, "static int f%d(nctx *c, const int64_t *a, int64_t *out) {\n", f);
-  sb_printf(out, "  int64_t s[256], L[%d], x, y;\n  int sp = 0;\n  (void)x; (void)y; (void)sp;\n", fr->nlocals > 0 ? fr->nlocals : 1);
+  sb_printf(out, "  int64_t s[%d], L[%d], x, y;\n  int sp = 0;\n  (void)x; (void)y; (void)sp;\n", NATIVE_STACK,
+            fr->nlocals > 0 ? fr->nlocals : 1);
   sb_printf(out, "  if (++c->depth > c->maxdepth) FAIL(%d, %uu, 1, 0, 0);\n", VE_STACK, fr->start);
   sb_printf(out, "  for (int i = 0; i < %d; i++) L[i] = i < %d ? a[i] : 0;\n", fr->nlocals, fr->nparams);
   for (uint32_t pc = fr->start; pc < fr->end;) {
