@@ -5,7 +5,9 @@
 #      Advanced, WBC 2022), the per-decision instruction peak and timings aside;
 #   2. a failing game fails at the same decision with the same message;
 #   3. the shared object is built once and then taken from the cache;
-#   4. without a working compiler, --native says so and exits non-zero.
+#   4. without a working compiler, --native says so and exits non-zero;
+#   5. a value whose operand stack outgrows the translation's array (291 nested
+#      additions) stays bytecode and gives the VM's answer.
 # The cache is a temporary directory (MENTAT_CACHE).  Last line: "N passed, N failed".
 set -u
 BUILD=${BUILD:-build}
@@ -59,6 +61,15 @@ CC=false "$MENTAT" simulate --native --games 1 --seed 1 >"$TMP/o" 2>"$TMP/e"
 rc=$?
 if [ $rc -ne 0 ] && grep -q -- '--native: the system compiler failed' "$TMP/e"; then ok
 else bad "no compiler (exit $rc)" "$(cat "$TMP/o" "$TMP/e")"; fi
+
+# 5. a deep expression
+e=1
+i=0
+while [ $i -lt 290 ]; do e="1 + ($e)"; i=$((i + 1)); done
+printf 'value 4.1 "deep" deep(): int = %s\ngame 9 "t" { let x = deep()\n log "{x}" }\n' "$e" >"$TMP/deep.rules"
+"$MENTAT" run --components tests/fixtures/race "$TMP/deep.rules" >"$TMP/d1" 2>&1
+"$MENTAT" run --components tests/fixtures/race --native "$TMP/deep.rules" >"$TMP/d2" 2>&1
+if grep -q '^\[9\] 291$' "$TMP/d1" && cmp -s "$TMP/d1" "$TMP/d2"; then ok; else bad "a deep expression" "$(cat "$TMP/d1" "$TMP/d2")"; fi
 
 echo "$pass passed, $failn failed"
 [ $failn -eq 0 ]
