@@ -304,9 +304,15 @@ static int move_card_to(repl *R, int card, int pile_slot, int pos) {
   return 0;
 }
 
+/* Card word W as the console takes it: an id in any case. */
+static int card_of(repl *R, const char *w) {
+  char low[128];
+  return board_card_index(DEF(R), board_lower(w, low, sizeof low));
+}
+
 /* Finds instance K of card id C not already in DONE. */
 static int next_card(repl *R, const char *w, const bool *taken) {
-  int c = board_card_index(DEF(R), w);
+  int c = card_of(R, w);
   if (c < 0) return -1;
   for (int i = c; i < DEF(R)->ncards && !strcmp(DEF(R)->cards[i].id, DEF(R)->cards[c].id); i++)
     if (!taken[i]) return i;
@@ -317,7 +323,7 @@ static int next_card(repl *R, const char *w, const bool *taken) {
  * copy not already in TO, so that naming a card of several copies again in a later command moves
  * another copy, not the one an earlier command put somewhere. */
 static int next_card_for(repl *R, const char *w, const bool *taken, int to) {
-  int c = board_card_index(DEF(R), w);
+  int c = card_of(R, w);
   if (c < 0) return -1;
   for (int pass = 0; pass < 2; pass++)
     for (int i = c; i < DEF(R)->ncards && !strcmp(DEF(R)->cards[i].id, DEF(R)->cards[c].id); i++) {
@@ -332,7 +338,7 @@ static int next_card_for(repl *R, const char *w, const bool *taken, int to) {
  * first, then one in a global pile (a deck, a discard pile), and only then one another faction
  * holds -- so `hand emperor karama` takes the Karama still in the deck, not the Atreides' one. */
 static int pick_copy(repl *R, const char *w, const bool *taken, int to) {
-  int c = board_card_index(DEF(R), w);
+  int c = card_of(R, w);
   if (c < 0) return -1;
   int best = -1, best_rank = 9;
   for (int i = c; i < DEF(R)->ncards && !strcmp(DEF(R)->cards[i].id, DEF(R)->cards[c].id); i++) {
@@ -374,7 +380,7 @@ int repl_cmd_give(repl *R, int argc, char **argv, bool exact) {
     for (int k = 0, n = board_pile_count(LAY(R), ST(R), slot); k < n; k++) taken[board_pile_card(LAY(R), ST(R), slot, k)] = true;
   for (int i = 2; i < argc; i++) {
     int c = pick_copy(R, argv[i], taken, slot);
-    if (taken[c]) {
+    if (c < 0 || taken[c]) {
       mt_free(taken);
       mt_free(chosen);
       return fail(R, "no %s is left to give: every copy is already in %s's %s or given above", argv[i],
@@ -434,6 +440,10 @@ int repl_cmd_stack(repl *R, int argc, char **argv, bool discard) {
         return -1;
       }
       c = next_card_for(R, argv[i], taken, slot);
+      if (c < 0) {
+        mt_free(taken);
+        return fail(R, "no card '%s'", argv[i]);
+      }
     }
     taken[c] = true;
     cards[n++] = c;
