@@ -282,7 +282,8 @@ int repl_cmd_spice(repl *R, int argc, char **argv) {
     if (set_var(R, "spice", gf, (int32_t)n) < 0) return bank_balance(R, b, before - n), -1;
   } else {
     int a, sec;
-    if (board_area_index(DEF(R), argv[1]) < 0) {
+    char low[128];
+    if (board_area_index(DEF(R), board_lower(argv[1], low, sizeof low)) < 0) {
       const char *c[BOARD_MAX_AREAS + BOARD_MAX_FACTIONS];
       size_t k = 0;
       for (int i = 0; i < DEF(R)->nareas; i++) c[k++] = DEF(R)->areas[i].id;
@@ -411,7 +412,8 @@ int repl_cmd_give(repl *R, int argc, char **argv, bool exact) {
  * spice, treachery or storm (its pile DECK_deck or DECK_discard), or the name of a global pile. */
 int repl_cmd_stack(repl *R, int argc, char **argv, bool discard) {
   if (argc < 3) return fail(R, "usage: %s spice|treachery|storm|PILE CARD...", argv[0]);
-  char pname[64];
+  char pname[64], low[128];
+  argv[1] = (char *)(uintptr_t)board_lower(argv[1], low, sizeof low); /* pile and deck names in any case */
   int exact = board_pile_index(DEF(R), argv[1]);
   if (exact >= 0 && DEF(R)->piles[exact].scope == BS_FACTION)
     return fail(R, "%s is a pile of each faction: use 'give FACTION CARD... into %s'", argv[1], argv[1]);
@@ -579,7 +581,8 @@ static int set_command(repl *R, char *buf, const char *rest) {
 int repl_cmd_leader(repl *R, int argc, char **argv) {
   if (argc != 3) return fail(R, "usage: leader LEADER STATUS");
   const board_def *def = DEF(R);
-  int l = board_leader_index(def, argv[1]);
+  char low[128], slow[128];
+  int l = board_leader_index(def, board_lower(argv[1], low, sizeof low));
   if (l < 0) {
     const char **c = mt_calloc((size_t)def->nleaders + 1, sizeof *c);
     for (int i = 0; i < def->nleaders; i++) c[i] = def->leaders[i].id;
@@ -590,12 +593,13 @@ int repl_cmd_leader(repl *R, int argc, char **argv) {
   if (LAY(R)->game_faction[def->leaders[l].faction] < 0) /* its record is not part of this game (nor of a save) */
     return fail(R, "%s belongs to %s, which is not in this game", argv[1], def->factions[def->leaders[l].faction].id);
   int s = -1;
+  board_lower(argv[2], slow, sizeof slow);
   for (int i = 0; i < def->nleader_status; i++)
-    if (!strcmp(def->leader_status[i], argv[2])) s = i;
+    if (!strcmp(def->leader_status[i], slow)) s = i;
   if (s < 0) return repl_suggest_fail(R, "leader status", argv[2], (const char *const *)def->leader_status, (size_t)def->nleader_status);
   board_leader_state ls = board_leader_get(LAY(R), ST(R), l);
   ls.status = (int8_t)s;
   board_leader_set(LAY(R), ST(R), l, ls);
-  say(R, "%s is %s", argv[1], argv[2]);
+  say(R, "%s is %s", def->leaders[l].id, def->leader_status[s]);
   return 0;
 }
