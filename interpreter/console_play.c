@@ -52,10 +52,12 @@ int repl_seek_phase(repl *R, int ph) {
 
 void repl_remember(repl *R, mt_game *before);
 
-static int find_phase(repl *R, const char *w) {
+static int find_phase(repl *R, const char *word) {
   const program *p = &R->r->prog;
+  char low[128];
+  const char *w = board_lower(word, low, sizeof low); /* names in any case: `phase Bidding` */
   int k = sema_find_rule(p, w);
-  char alt[128];
+  char alt[160];
   snprintf(alt, sizeof alt, "%s_phase", w);
   for (int i = 0; i < p->nrules && k < 0; i++)
     if (p->rules[i].form == RF_PHASE && p->rules[i].name && (!strcmp(p->rules[i].name, w) || !strcmp(p->rules[i].name, alt)))
@@ -65,7 +67,7 @@ static int find_phase(repl *R, const char *w) {
     size_t n = 0;
     for (int i = 0; i < p->nrules && n < 64; i++)
       if (p->rules[i].form == RF_PHASE && p->rules[i].name) c[n++] = p->rules[i].name;
-    repl_suggest_fail(R, "phase", w, c, n);
+    repl_suggest_fail(R, "phase", word, c, n);
     return -1;
   }
   return k;

@@ -279,12 +279,14 @@ static bool help_action(repl *R, const char *w) {
 static int cmd_help(repl *R, int argc, char **argv) {
   size_t n = sizeof help_text / sizeof *help_text;
   if (argc > 1) {
+    char low[128];
+    const char *w = board_lower(argv[1], low, sizeof low); /* `help Ship` */
     for (size_t i = 0; i < n; i++)
-      if (!strcmp(help_text[i][0], argv[1])) {
+      if (!strcmp(help_text[i][0], w)) {
         say(R, "%s", help_text[i][1]);
         return 0;
       }
-    if (help_action(R, argv[1])) return 0;
+    if (help_action(R, w)) return 0;
     const char *c[512];
     size_t nc = 0;
     for (size_t i = 0; i < n && nc < 512; i++) c[nc++] = help_text[i][0];
