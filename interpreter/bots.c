@@ -3,6 +3,7 @@
  * bot scores positions with a value the rules define (bot_value). */
 #include "bots.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "check.h"
@@ -13,8 +14,11 @@ static const char *const names[] = {"random", "passive", "heuristic", "uniform",
 #define NKINDS (int)(sizeof names / sizeof *names)
 
 int bot_kind_parse(const char *name) {
-  for (int i = 0; i < NKINDS; i++)
-    if (!strcmp(name, names[i])) return i;
+  for (int i = 0; i < NKINDS; i++) { /* in any case: `bots Heuristic` */
+    const char *a = name, *b = names[i];
+    while (*a && *b && tolower((unsigned char)*a) == *b) a++, b++;
+    if (!*a && !*b) return i;
+  }
   return -1;
 }
 

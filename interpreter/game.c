@@ -5,6 +5,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "game.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -817,9 +818,16 @@ static bool bind_words(const mt_game *g, int a, const action_rec *as, char **w, 
   return true;
 }
 
+/* Words players type name actions, kinds and verbs in any case (`why Ship ...`). */
+static bool same_word(const char *a, const char *b) {
+  for (; *a && *b; a++, b++)
+    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
+  return *a == *b;
+}
+
 static bool action_of_kind(const action_rec *a, const char *k) {
   for (int i = 0; i < a->nkinds; i++)
-    if (!strcmp(a->kinds[i], k)) return true;
+    if (same_word(a->kinds[i], k)) return true;
   return false;
 }
 
@@ -831,7 +839,7 @@ static int parse_verb(const mt_game *g, char **words, int nw, mt_choice *c, char
   program *p = &r->prog;
   const verb_rec *vb = NULL;
   for (int i = 0; i < p->nverbs && !vb; i++)
-    if (!strcmp(p->verbs[i].name, words[0])) vb = &p->verbs[i];
+    if (same_word(p->verbs[i].name, words[0])) vb = &p->verbs[i];
   if (!vb) return 0;
   action_rec as = {0}; /* the verb's parameters, as an action without domains */
   as.name = vb->name;
@@ -873,7 +881,7 @@ static int parse_action_words(const mt_game *g, char **words, int nw, mt_choice 
   const vm_state *vs = g->v.vs;
   int cand[64], nc = 0, exact = -1;
   for (int i = 0; i < p->nactions && nc < 64; i++) {
-    bool name = !strcmp(p->actions[i].name, words[0]);
+    bool name = same_word(p->actions[i].name, words[0]);
     if (name) exact = i;
     if (name || action_of_kind(&p->actions[i], words[0])) cand[nc++] = i;
   }
