@@ -540,6 +540,8 @@ board_layout *board_layout_new(const board_def *def, const int *factions, int nf
   off += (size_t)L->npile_slots * sizeof(int16_t);
   L->off_leaders = off;
   off += (size_t)def->nleaders * sizeof(board_leader_state);
+  L->off_pile_unknown = off;
+  off += (size_t)L->npile_slots * sizeof(int16_t);
   L->size = align_up(off, 8);
   return L;
 }
@@ -568,6 +570,9 @@ static int16_t *card_pos(const board_layout *L, const unsigned char *st) {
 }
 static int16_t *pile_n(const board_layout *L, const unsigned char *st) {
   return (int16_t *)(uintptr_t)(st + L->off_pile_n);
+}
+static int16_t *pile_u(const board_layout *L, const unsigned char *st) {
+  return (int16_t *)(uintptr_t)(st + L->off_pile_unknown);
 }
 static board_leader_state *leaders(const board_layout *L, const unsigned char *st) {
   return (board_leader_state *)(uintptr_t)(st + L->off_leaders);
@@ -958,16 +963,20 @@ int board_card_pile(const board_layout *L, const unsigned char *st, int card, in
   return card_pile(L, st)[card];
 }
 
+static void unknown_sort(const board_layout *L, unsigned char *st, int slot);
+
 /* Keeps each pile's positions dense: closing the gap in the old pile and
  * opening one in the new pile are both a pass over the cards. */
 int board_card_move(const board_layout *L, unsigned char *st, int card, int slot, int pos) {
   if (card < 0 || card >= L->def->ncards || slot < 0 || slot >= L->npile_slots) return BOARD_ERANGE;
   int16_t *cp = card_pile(L, st), *cpos = card_pos(L, st), *pn = pile_n(L, st);
+  int16_t *pu = pile_u(L, st);
   int from = cp[card], fpos = cpos[card];
   if (from >= 0) {
     for (int c = 0; c < L->def->ncards; c++)
       if (cp[c] == from && cpos[c] > fpos) cpos[c]--;
     pn[from]--;
+    if (fpos < pu[from]) pu[from]--; /* the unknown part stays in card order */
   }
   if (pos < 0 || pos > pn[slot]) pos = pn[slot];
   for (int c = 0; c < L->def->ncards; c++)
@@ -975,6 +984,41 @@ int board_card_move(const board_layout *L, unsigned char *st, int card, int slot
   cp[card] = (int16_t)slot;
   cpos[card] = (int16_t)pos;
   pn[slot]++;
+  if (pos < pu[slot]) { /* slipped into the undecided part: it joins it (where it sits is forgotten) */
+    pu[slot]++;
+    unknown_sort(L, st, slot);
+  }
+  return BOARD_OK;
+}
+
+/* Puts the cards of the pile's unknown part in card-index order. */
+static void unknown_sort(const board_layout *L, unsigned char *st, int slot) {
+  int16_t *cp = card_pile(L, st), *cpos = card_pos(L, st);
+  int u = pile_u(L, st)[slot], k = 0;
+  for (int c = 0; c < L->def->ncards; c++)
+    if (cp[c] == slot && cpos[c] < u) cpos[c] = (int16_t)k++;
+}
+
+int board_pile_unknown(const board_layout *L, const unsigned char *st, int slot) {
+  if (slot < 0 || slot >= L->npile_slots) return 0;
+  return pile_u(L, st)[slot];
+}
+
+void board_pile_forget(const board_layout *L, unsigned char *st, int slot) {
+  if (slot < 0 || slot >= L->npile_slots) return;
+  pile_u(L, st)[slot] = pile_n(L, st)[slot];
+  unknown_sort(L, st, slot);
+}
+
+int board_pile_fix(const board_layout *L, unsigned char *st, int slot, int card) {
+  if (slot < 0 || slot >= L->npile_slots || card < 0 || card >= L->def->ncards) return BOARD_ERANGE;
+  int16_t *cp = card_pile(L, st), *cpos = card_pos(L, st), *pu = pile_u(L, st);
+  int u = pu[slot], at = cpos[card];
+  if (cp[card] != slot || at >= u) return BOARD_ERANGE;
+  for (int c = 0; c < L->def->ncards; c++)
+    if (cp[c] == slot && cpos[c] > at && cpos[c] < u) cpos[c]--;
+  cpos[card] = (int16_t)(u - 1);
+  pu[slot] = (int16_t)(u - 1);
   return BOARD_OK;
 }
 

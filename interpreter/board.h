@@ -332,7 +332,7 @@ typedef struct board_layout {
   int *pile_of_slot;    /* [pile slot] pile */
   int *owner_of_slot;   /* [pile slot] game faction or -1 */
   size_t off_rng, off_vars, off_stacks, off_card_pile, off_card_pos, off_pile_n, off_leaders,
-      off_ext;
+      off_ext, off_pile_unknown;
   size_t ext_words;
   size_t size;          /* bytes in a state block */
 } board_layout;
@@ -441,6 +441,17 @@ int board_card_pile(const board_layout *L, const unsigned char *st, int card, in
 /* Moves CARD to position POS of the pile slot (-1 or >= count: on top). */
 int board_card_move(const board_layout *L, unsigned char *st, int card, int pile_slot, int pos);
 void board_pile_shuffle(const board_layout *L, unsigned char *st, int pile_slot);
+
+/* Chance as choice (verify): a pile's unknown part.  The cards at positions
+ * 0..U-1 of a pile are there in an order nobody has decided yet; they are
+ * kept in card-index order so that two positions differing only in an
+ * undecided order are the same bytes.  U is 0 in ordinary play. */
+int board_pile_unknown(const board_layout *L, const unsigned char *st, int pile_slot);
+/* The whole pile becomes unknown (a shuffle whose outcome is left open). */
+void board_pile_forget(const board_layout *L, unsigned char *st, int pile_slot);
+/* Decides the highest unknown position: CARD, which must lie in the unknown
+ * part, goes to position U-1 and U drops by one.  BOARD_ERANGE otherwise. */
+int board_pile_fix(const board_layout *L, unsigned char *st, int pile_slot, int card);
 
 /* Leaders. */
 board_leader_state board_leader_get(const board_layout *L, const unsigned char *st, int leader);

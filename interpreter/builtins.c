@@ -258,7 +258,10 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     return board_pile_slot(L, (int)a[0], owner);
   }
   case BI_pile_size: RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]); return board_pile_count(L, st, (int)a[0]);
-  case BI_top: RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]); return board_pile_top(L, st, (int)a[0]);
+  case BI_top:
+    RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]);
+    if (v->chance && !vm_chance_card(v, (int)a[0], board_pile_count(L, st, (int)a[0]) - 1)) return *err = VE_CHANCE, 0;
+    return board_pile_top(L, st, (int)a[0]);
   case BI_holds: {
     RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]);
     if (a[1] < 0 || a[1] >= def->ncards) return 0;
@@ -279,6 +282,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     return 0;
   case BI_draw: {
     RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots && a[1] >= 0 && a[1] < L->npile_slots, a[0]);
+    if (v->chance && !vm_chance_card(v, (int)a[0], board_pile_count(L, st, (int)a[0]) - 1)) return *err = VE_CHANCE, 0;
     int c = board_pile_top(L, st, (int)a[0]);
     if (c < 0) return -1;
     if (board_card_move(L, st, c, (int)a[1], -1) != BOARD_OK) return *err = VE_CARD, 0;
@@ -286,7 +290,8 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   }
   case BI_shuffle:
     RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]);
-    board_pile_shuffle(L, st, (int)a[0]);
+    if (v->chance) board_pile_forget(L, st, (int)a[0]); /* its order is decided card by card as the rules read it */
+    else board_pile_shuffle(L, st, (int)a[0]);
     return 0;
   case BI_strength: RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]); return def->leaders[a[0]].strength;
   case BI_leader_owner: RANGE_CHECK(a[0] >= 0 && a[0] < def->nleaders, a[0]); return def->leaders[a[0]].faction;
@@ -337,6 +342,12 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     uint64_t set = (uint64_t)a[0];
     int n = __builtin_popcountll(set);
     if (n == 0) return -1;
+    if (v->chance) {
+      int64_t x;
+      v->chance->set = set;
+      if (!vm_chance_take(v, VM_CH_MEMBER, &x)) return *err = VE_CHANCE, 0;
+      return x;
+    }
     uint64_t k = board_rng_below(L, st, (uint64_t)n);
     for (int i = 0; i < 64; i++)
       if (set >> i & 1u && k-- == 0) return i;
@@ -344,8 +355,75 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   }
   case BI_random:
     if (a[0] <= 0) return *err = VE_RANGE, *errv = a[0], 0;
+    if (v->chance) {
+      int64_t x;
+      v->chance->n = a[0];
+      if (!vm_chance_take(v, VM_CH_NUMBER, &x)) return *err = VE_CHANCE, 0;
+      return x;
+    }
     return (int64_t)board_rng_below(L, st, (uint64_t)a[0]);
   default: *err = VE_INTERNAL; return 0;
   }
 #undef RANGE_CHECK
+}
+
+/* ---- chance as choice ----------------------------------------------------------------- */
+
+static bool chance_possible(const vm_chance *ch, int kind, int64_t x) {
+  if (kind == VM_CH_NUMBER) return x >= 0 && x < ch->n;
+  return x >= 0 && x < 64 && (ch->set >> x & 1u);
+}
+
+bool vm_chance_take(vm *v, int kind, int64_t *out) {
+  vm_chance *ch = v->chance;
+  if (kind == VM_CH_NUMBER ? ch->n == 1 : __builtin_popcountll(ch->set) == 1) { /* one outcome: no choice */
+    *out = kind == VM_CH_NUMBER ? 0 : __builtin_ctzll(ch->set);
+    return true;
+  }
+  if (ch->next < ch->nplan) {
+    int64_t x = ch->plan[ch->next];
+    if (chance_possible(ch, kind, x)) {
+      ch->next++;
+      *out = x;
+      return true;
+    }
+    ch->bad = true;
+  }
+  ch->need = kind;
+  return false;
+}
+
+/* The lowest undecided card of pile SLOT if every undecided card is a copy of it, else -1. */
+static int only_outcome(const vm *v, int slot) {
+  const board_def *def = v->p->def;
+  int u = board_pile_unknown(v->L, v->st, slot), first = -1;
+  for (int c = 0; c < def->ncards; c++) {
+    int pos;
+    if (board_card_pile(v->L, v->st, c, &pos) != slot || pos >= u) continue;
+    if (first < 0) first = c;
+    else if (strcmp(def->cards[c].id, def->cards[first].id)) return -1;
+  }
+  return first;
+}
+
+bool vm_chance_card(vm *v, int slot, int pos) {
+  vm_chance *ch = v->chance;
+  while (pos >= 0 && pos < board_pile_unknown(v->L, v->st, slot)) {
+    int only = only_outcome(v, slot);
+    if (only >= 0) { /* the undecided cards are copies of one card: no choice */
+      board_pile_fix(v->L, v->st, slot, only);
+      vm_memo_reset(v);
+      continue;
+    }
+    if (ch->next < ch->nplan && board_pile_fix(v->L, v->st, slot, (int)ch->plan[ch->next]) == BOARD_OK) {
+      ch->next++;
+      vm_memo_reset(v); /* the pile's bytes changed under any value remembered this epoch */
+      continue;
+    }
+    ch->bad = ch->next < ch->nplan;
+    ch->need = VM_CH_CARD;
+    ch->slot = slot;
+    return false;
+  }
+  return true;
 }

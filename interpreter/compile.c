@@ -459,7 +459,19 @@ static void expr(cg *c, node *n) {
       call_args(c, n);
       if (n->sym == BI_count) op0(c, OP_SET_COUNT); /* the hot ones are single instructions */
       else if (n->sym == BI_first) op0(c, OP_SET_FIRST);
-      else op2(c, OP_BUILTIN, n->sym, (int32_t)n->nkids);
+      else {
+        if (n->sym == BI_random_member) { /* chance as choice names its outcomes by the members' type */
+          program *p = c->p;
+          if (p->ndraws == p->capdraws) {
+            p->capdraws = p->capdraws ? 2 * p->capdraws : 16;
+            p->draw_pc = mt_realloc(p->draw_pc, (size_t)p->capdraws * sizeof *p->draw_pc);
+            p->draw_ty = mt_realloc(p->draw_ty, (size_t)p->capdraws * sizeof *p->draw_ty);
+          }
+          p->draw_pc[p->ndraws] = here(c);
+          p->draw_ty[p->ndraws++] = n->ty;
+        }
+        op2(c, OP_BUILTIN, n->sym, (int32_t)n->nkids);
+      }
       break;
     case CALL_TOTAL: op1(c, OP_VAR_TOTAL, n->sym); break;
     case CALL_ATTR:

@@ -373,6 +373,7 @@ void mt_game_free(mt_game *g) {
   mt_free(g->block);
   mt_free(g->v.memo);
   mt_free(g->v.secret_vars);
+  mt_free(g->v.chance);
   sb_free(&g->errtext);
   mt_rules_free((mt_rules *)(uintptr_t)g->r);
   sb_free(&g->evalerr);
@@ -969,6 +970,10 @@ mt_game *mt_clone(const mt_game *g) {
     size_t n = g->L->off_ext - g->L->off_vars;
     c->v.secret_vars = mt_alloc(n + 1);
     memcpy(c->v.secret_vars, g->v.secret_vars, n);
+  }
+  if (g->v.chance) { /* its own plan and question */
+    c->v.chance = mt_alloc(sizeof *c->v.chance);
+    *c->v.chance = *g->v.chance;
   }
   bind(c);
   return c;

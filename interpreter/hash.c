@@ -273,6 +273,10 @@ uint64_t mt_hash(const mt_game *g) {
    * end, whose padding depends on the variables' size */
   size_t end = L->off_leaders + (size_t)L->def->nleaders * sizeof(board_leader_state);
   h = mt_hash_bytes(g->v.st + L->off_stacks, end - L->off_stacks, h);
+  for (int s = 0; s < L->npile_slots; s++) { /* chance as choice: undecided parts (none in ordinary play) */
+    int u = board_pile_unknown(L, g->v.st, s);
+    if (u) h = mixw(mixw(h, 0x756e6b6e6f776eull + (uint64_t)(unsigned)s), (uint64_t)u);
+  }
   h = mixw(h, hash_vars(g));
   h = hash_vm(g, h);
   h ^= h >> 33;

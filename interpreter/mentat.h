@@ -158,6 +158,38 @@ uint64_t mt_hash(const mt_game *g);
  * variable or a function to the pack changes it.  For a table of positions
  * within one run (a transposition table), never for anything recorded. */
 uint64_t mt_hash_raw(const mt_game *g);
+/* ---- chance as choice (mentat verify, the console's `chance`; docs/verify.md) ----
+ * With chance on, the rules' random events are not drawn from the generator:
+ * a shuffle leaves the pile's order undecided, and each read of an undecided
+ * card, each random(n) and each random_member(set) takes the next outcome of
+ * the plan.  When the plan runs out, the step (mt_apply, mt_legal, ...) stops
+ * short: mt_chance_need then says what was asked and lists the possible
+ * outcomes; the caller runs the same step again, from the same state, with
+ * the chosen outcome added to the plan.  An outcome taken while listing
+ * decides the pile in the state itself (the listing may be repeated). */
+enum { MT_CHANCE_NONE, MT_CHANCE_CARD, MT_CHANCE_NUMBER, MT_CHANCE_MEMBER };
+/* Turns chance as choice on or off.  Turning it on with FORGET set also
+ * forgets the order of every pile nobody may look at (face-down decks),
+ * which is not known to anyone at the table. */
+void mt_chance_mode(mt_game *g, int on, int forget);
+int mt_chance_on(const mt_game *g);
+/* The outcomes for the next random events, in order (replaces the plan and
+ * clears what was asked). */
+void mt_chance_plan(mt_game *g, const int64_t *outcomes, int n);
+/* How many outcomes of the plan have been taken. */
+int mt_chance_taken(const mt_game *g);
+/* What stopped the last step: MT_CHANCE_* (NONE: nothing); up to CAP
+ * possible outcomes in OUT, their number in *N; WHAT (if given) describes
+ * the event ("the top card of treachery_deck"), and *BAD is set when a
+ * planned outcome was not one of them. */
+int mt_chance_need(mt_game *g, int64_t *out, int cap, int *n, char *what, size_t whatlen, int *bad);
+/* An outcome of the pending event as a word (a card id, a number, a name),
+ * and back (0 on success; else ERR says why, with a suggestion). */
+void mt_chance_format(const mt_game *g, int64_t outcome, char *buf, size_t n);
+int mt_chance_parse(mt_game *g, const char *word, int64_t *out, char *err, size_t errlen);
+/* Undecided cards of a pile slot (its bottom ones). */
+int mt_chance_undecided(const mt_game *g, int pile_slot);
+
 /* A position as YAML (docs/state-format.md), including a suspended VM. */
 int mt_save_position(const mt_game *g, char **text);
 /* Loads a position saved against the same rule set; NULL on errors (reported

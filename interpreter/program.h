@@ -263,6 +263,7 @@ typedef struct program {
   size_t reads_words;
   int nreads;             /* functions with read sets (those compiled later read anything) */
   name_index value_ix, var_ix; /* check.c: values and variables by name */
+  uint32_t *draw_pc; int32_t *draw_ty; int ndraws, capdraws; /* random_member calls: their pc and member type (for chance outcomes' names) */
   vm_native_fn *native;   /* native.c (--native): per function, its C translation, or NULL */
   int nnative;
   void *native_handle;    /* the shared object they live in */

@@ -61,6 +61,8 @@ void sema_free(program *p) {
   mt_free(p->pile_names);
   mt_free(p->resume);
   mt_free(p->resume_kinds);
+  mt_free(p->draw_pc);
+  mt_free(p->draw_ty);
   memset(p, 0, sizeof *p);
 }
 

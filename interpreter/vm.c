@@ -729,7 +729,7 @@ dispatch:
         f = &p->funcs[fn];
       }
     }
-    if (memo_slot < 0 && fn < p->nnative && p->native[fn]) { /* the C translation (native.c) */
+    if (memo_slot < 0 && fn < p->nnative && p->native[fn] && !v->chance) { /* the C translation (native.c) */
       uint64_t before = budget;
       if (!R->scratch) vm_memo_reset(v); /* a memo for this call alone: the state moves on after it */
       int ok = native_call(v, fn, S + sp - n, &x, &budget, R->fcap - R->nframes);
@@ -861,6 +861,8 @@ dispatch:
     }
     DISPATCH();
   }
+  /* `for c in pile` visits every card; an undecided part (chance as choice) is visited in card
+   * order without deciding it: only top and draw decide which card lies where */
   CASE(PILE_CARD) y = POP(); x = TOP; TOP = board_pile_card(v->L, v->st, (int)x, (int)y); DISPATCH();
   CASE(RULE_ACTIVE) {
     NEED(1);
@@ -1153,7 +1155,8 @@ bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, str
   }
   int st;
   int64_t native_out = 0;
-  if (fn < v->p->nnative && v->p->native[fn]) { /* the C translation (native.c) */
+  bool native = fn < v->p->nnative && v->p->native[fn] && !v->chance;
+  if (native) { /* the C translation (native.c) */
     uint64_t left = limit;
     uint64_t steps = v->steps;
     st = native_call(v, fn, args, &native_out, &left, 24) ? VM_FINISHED : VM_FAILED;
@@ -1174,7 +1177,7 @@ bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, str
       w->pc = vs->err_pc;
     }
   }
-  if (ok) *out = fn < v->p->nnative && v->p->native[fn] ? native_out : stack[R.sp - 1];
+  if (ok) *out = native ? native_out : stack[R.sp - 1];
   else if (err) vm_error_text(v, d, err);
   vs->status = save_status;
   vs->err_code = save_code;
@@ -1241,6 +1244,10 @@ void vm_error_text(const vm *v, const diag *d, strbuf *out) {
     break;
   case VE_NOGAME: sb_puts(out, "the rules have no game rule to run"); break;
   case VE_CARD: sb_puts(out, "that card cannot go there"); break;
+  case VE_CHANCE:
+    sb_puts(out, v->chance && v->chance->bad ? "the outcome given for this random event is not one it can have"
+                                             : "a random event needs an outcome (chance as choice)");
+    break;
   default: sb_puts(out, "internal error (an effect in a pure evaluation)"); break;
   }
 }

@@ -53,8 +53,30 @@ typedef struct vm_state {
 /* runtime error codes (err_code) */
 enum {
   VE_NONE, VE_DIV, VE_OVERFLOW, VE_STACK, VE_BUDGET, VE_CONFLICT, VE_NODEF, VE_NEGATIVE, VE_SHORT, VE_ABSENT,
-  VE_SECTION, VE_RANGE, VE_NOGAME, VE_CARD, VE_INTERNAL, VE_WIDE
+  VE_SECTION, VE_RANGE, VE_NOGAME, VE_CARD, VE_INTERNAL, VE_WIDE, VE_CHANCE
 };
+
+/* Chance as choice (mentat verify, the console's `chance`).  While ON, the
+ * rules' random events are not drawn from the generator: a shuffle leaves
+ * the pile's order undecided (board_pile_forget), and each read of an
+ * undecided position, each random(n) and each random_member(s) takes the
+ * next outcome of PLAN; with the plan used up, the run stops (VE_CHANCE) and
+ * NEED describes what was asked, for the caller to choose an outcome and run
+ * the same step again with it added to the plan. */
+enum { VM_CH_NONE, VM_CH_CARD, VM_CH_NUMBER, VM_CH_MEMBER };
+#define VM_CHANCE_PLAN 64
+typedef struct vm_chance {
+  bool on;
+  int nplan, next;                 /* the outcomes given, and how many were taken */
+  int64_t plan[VM_CHANCE_PLAN];
+  int need;                        /* VM_CH_*: what stopped the last step (VM_CH_NONE: nothing) */
+  int slot;                        /* CARD: the pile slot whose highest undecided card is asked for */
+  int64_t n;                       /* NUMBER: outcomes 0..n-1 */
+  uint64_t set;                    /* MEMBER: the set drawn from */
+  int ty;                          /* MEMBER: the members' type */
+  int32_t fn, pc;                  /* where the rules asked */
+  bool bad;                        /* a planned outcome was not possible there */
+} vm_chance;
 
 typedef void (*vm_log_fn)(void *ud, const char *rule, const char *text);
 
@@ -135,6 +157,7 @@ typedef struct vm {
   int32_t cycle[8];    /* VE_STACK: the functions of the innermost repeating calls (for the message) */
   int ncycle;
   vm_work work;        /* the pending decision's listing and sampling (game.c) */
+  vm_chance *chance;   /* chance as choice, or NULL: the generator draws (owned by the game, copied with it) */
   /* `can(F: list)`: whether faction F has a legal answer among the actions of
    * list LIST now (answers.c); NULL where no game runs the VM */
   bool (*can_act)(struct vm *v, int list, int64_t faction);
@@ -155,6 +178,13 @@ void vm_reset_stops(vm_state *vs);
 bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err);
 /* As vm_eval; the error message starts with file:line:col from D's sources. */
 bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err, const diag *d);
+/* Chance as choice: the next outcome of the plan for a request (KIND and
+ * its description filled into v->chance); false, with the request recorded,
+ * when the plan is used up or the outcome is not possible. */
+bool vm_chance_take(vm *v, int kind, int64_t *out);
+/* Decides undecided positions of pile SLOT down to POS from the plan: false
+ * (request recorded) when it runs out. */
+bool vm_chance_card(vm *v, int slot, int pos);
 /* Formats the current runtime error with the rule and source position. */
 void vm_error_text(const vm *v, const diag *d, strbuf *out);
 /* Calls builtin ID (builtins.c). */
