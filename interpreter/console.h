@@ -64,6 +64,9 @@ typedef struct repl {
   int nbranches;
   FILE *outf;          /* where answers go */
   const char *sandbox; /* save/load: plain file names in this directory only (the fuzzer), or NULL */
+  char **origin;       /* the commands that made the current position (`new`/`load`, then each change), for verify's witness */
+  int norigin, caporigin;
+  bool origin_known;   /* false after undo, redo or switch: the position's history is not a script any more */
 } repl;
 
 static inline const board_def *DEF(repl *R) { return R->r->def; }
@@ -149,5 +152,10 @@ int repl_cmd_expect(repl *R, int argc, char **argv, const char *rest, int prev_o
 int repl_cmd_explain(repl *R, int argc, char **argv);
 int repl_cmd_rules_query(repl *R, int argc, char **argv);
 int repl_cmd_why(repl *R, const char *rest);
+
+/* console_verify.c: can this ever happen? */
+int repl_cmd_verify(repl *R, int argc, char **argv);
+void repl_origin_reset(repl *R, const char *line);
+void repl_origin_add(repl *R, const char *line);
 
 #endif

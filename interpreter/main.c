@@ -57,7 +57,12 @@ static const char usage[] =
     "                                     variants) on the same seeds: shares with 95% intervals, paired\n"
     "                                     differences, Holm-corrected tests (docs/balance.md)\n"
     "  merge   [--json|--csv] [--plot FILE.svg] RECORDS...   the summary of a run from its --records\n"
-    "                                     files (its shards: compare, or simulate)\n";
+    "                                     files (its shards: compare, or simulate)\n"
+    "  verify  [pack options] [--factions a,b] [--seed N] [--from SAVE|SCRIPT] [--json] can|always EXPR\n"
+    "          [by turn T | within N decisions | this phase] [--for F,G] [--others B] [--jobs N] ...\n"
+    "                                     can a position where EXPR holds (can) or fails (always) be\n"
+    "                                     reached, over every legal decision and random outcome? a witness\n"
+    "                                     to replay in the console, or no within the bounds (docs/verify.md)\n";
 /* the rest of the usage (one string literal may hold at most 4095 characters in C99) */
 static const char usage_options[] =
     "\n"
@@ -820,15 +825,15 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "compare")) return cmd_compare(argc - 1, argv + 1);
   if (!strcmp(cmd, "merge")) return sim_merge_main(argc - 2, argv + 2);
   if (!strcmp(cmd, "diff") || !strcmp(cmd, "graph")) return cmd_report(argc - 1, argv + 1);
-  if (!strcmp(cmd, "repl")) {
+  if (!strcmp(cmd, "repl") || !strcmp(cmd, "verify")) {
     char pack[4096];
     const char *dir = NULL; /* repl_main reads --components/--rules DIR itself */
     for (int i = 2; i + 1 < argc; i++)
       if (!strcmp(argv[i], "--components") || !strcmp(argv[i], "--rules")) dir = argv[i + 1];
     if (!dir && !(dir = find_pack(pack, sizeof pack))) return EX_IOERR;
-    return repl_main(argc - 1, argv + 1, dir);
+    return !strcmp(cmd, "verify") ? verify_main(argc - 1, argv + 1, dir) : repl_main(argc - 1, argv + 1, dir);
   }
-  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "simulate", "compare", "merge", "diff", "graph", "help"};
+  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "simulate", "compare", "merge", "diff", "graph", "verify", "help"};
   const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
   fprintf(stderr, "mentat: unknown command '%s'%s%s%s\n%s", cmd, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "",
           usage);

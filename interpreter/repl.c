@@ -225,6 +225,7 @@ static const char *const help_text[][2] = {
     {"save", "save FILE -- the position as YAML"},
     {"load", "load FILE -- a saved position"},
     {"view", "view as FACTION|all -- the position as that faction may see it: others' secret spice and hands redacted (1.11)"},
+    {"verify", "verify can|always EXPR [by turn T | within N decisions | this phase] [--for F,G] [--others passive|random|heuristic] [--ints all|ends] [--max-positions N] [--max-seconds S] [--jobs N] [--keep-order] -- can a position where EXPR holds (can) or fails (always) be reached from here, over every legal decision and every outcome of the random draws? A witness line to replay, or no within the bounds (docs/verify.md)"},
     {"help", "help [COMMAND]"},
 };
 
@@ -334,8 +335,11 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
   const char *rest = line + strlen(cmd);
   while (*rest == ' ' || *rest == '\t') rest++;
   if (!strcmp(cmd, "expect")) return repl_cmd_expect(R, argc, argv, line, prev_ok);
-  if (!strcmp(cmd, "new")) return repl_cmd_new(R, argc, argv);
-  if (!strcmp(cmd, "load")) return repl_cmd_load(R, argc, argv);
+  if (!strcmp(cmd, "new") || !strcmp(cmd, "load")) { /* a position the witness of verify can start from */
+    int rc = !strcmp(cmd, "new") ? repl_cmd_new(R, argc, argv) : repl_cmd_load(R, argc, argv);
+    if (rc == 0) repl_origin_reset(R, line);
+    return rc;
+  }
   if (!strcmp(cmd, "trace")) {
     if (argc != 2 || (strcmp(argv[1], "on") && strcmp(argv[1], "off"))) return fail(R, "usage: trace on|off");
     R->trace = !strcmp(argv[1], "on");
@@ -354,7 +358,7 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
                                      "phase", "ally", "unally", "hand", "discard", "stack", "bots", "show", "legal",
                                      "do", "run", "winner", "check", "eval", "expect", "help", "load", "save", "why", "explain", "rules",
                                      "trace", "undo", "redo", "fork", "switch", "set", "leader", "view", "offer",
-                                     "branches", "quit", "exit"};
+                                     "branches", "quit", "exit", "verify"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
   if (!known) {
@@ -368,6 +372,8 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
   }
   if (need_game(R) < 0) return -1;
   if (!strcmp(cmd, "branches")) return repl_cmd_branches(R);
+  if (!strcmp(cmd, "verify")) return repl_cmd_verify(R, argc, argv);
+  if (!strcmp(cmd, "undo") || !strcmp(cmd, "redo") || !strcmp(cmd, "switch")) repl_origin_reset(R, NULL);
   if (!strcmp(cmd, "undo")) return repl_cmd_undo(R, false);
   if (!strcmp(cmd, "redo")) return repl_cmd_undo(R, true);
   if (!strcmp(cmd, "fork") || !strcmp(cmd, "switch")) return repl_cmd_branch(R, argc, argv);
@@ -388,6 +394,7 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
     repl_attach(R, before);
   } else {
     repl_remember(R, before);
+    repl_origin_add(R, line);
   }
   return rc;
 }
@@ -482,7 +489,7 @@ static const char *const cmd_words[] = {"new", "clear", "put", "tanks", "reserve
                                         "stack", "storm", "turn", "phase", "ally", "unally", "bots", "show", "legal", "do",
                                         "why", "explain", "rules", "run", "winner", "eval", "check", "expect", "trace",
                                         "undo", "redo", "fork", "switch", "branches", "save", "load", "help", "quit", "exit",
-                                        "view", "offer", "set", "leader"};
+                                        "view", "offer", "set", "leader", "verify"};
 static const char **cands;
 static size_t ncands, capcands;
 
@@ -898,6 +905,8 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   if (interactive && histfile[0]) write_history(histfile);
 #endif
   for (int i = 0; i < R->nhistory; i++) mt_game_free(R->history[i]), mt_free(R->history_what[i]);
+  repl_origin_reset(R, NULL);
+  mt_free(R->origin);
   for (int i = 0; i < R->nfuture; i++) mt_game_free(R->future[i]), mt_free(R->future_what[i]);
   for (int i = 0; i < R->nbranches; i++) mt_game_free(R->branches[i].g);
   mt_game_free(R->g);

@@ -6,6 +6,9 @@
  * commands from FILE or stdin; DEFAULT_PACK is the standard rule pack.
  * Returns 0, or 1 when a scripted expectation or command failed. */
 int repl_main(int argc, char **argv, const char *default_pack);
+/* `mentat verify [pack options] [--factions a,b] [--seed N] [--from SAVE|SCRIPT] [--json] QUERY`: the
+ * start position made by the console (`new`, `load SAVE`, or the script), then its `verify QUERY`. */
+int verify_main(int argc, char **argv, const char *default_pack);
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -64,7 +64,7 @@ enum {
  * NEED describes what was asked, for the caller to choose an outcome and run
  * the same step again with it added to the plan. */
 enum { VM_CH_NONE, VM_CH_CARD, VM_CH_NUMBER, VM_CH_MEMBER };
-#define VM_CHANCE_PLAN 64
+#define VM_CHANCE_PLAN 256
 typedef struct vm_chance {
   bool on;
   int nplan, next;                 /* the outcomes given, and how many were taken */

@@ -1,0 +1,742 @@
+/* reach.c -- `verify`: a bounded search for a position where a boolean holds
+ * (can) or fails (always), over the legal answers of the deciding factions
+ * and the outcomes of the rules' random events (reach.h, docs/verify.md).
+ *
+ * A step is one answer (or the game's start) run on a copy of its parent
+ * with chance as choice on, then "settled": the query evaluated and the
+ * next decision's answers listed.  A step that meets a random event with no
+ * outcome planned stops short (mentat.h); the search then runs the same step
+ * again once per possible outcome, the outcome added to the plan, so chance
+ * is searched exactly like a decision, never drawn.  The rules say what is
+ * random (shuffle, top/draw, random, random_member); nothing here knows a
+ * deck.
+ *
+ * Depth-first by limited discrepancy: the answers of a decision are tried in
+ * an order (the heuristic bot's choice first, then answers at the ends of
+ * their integer ranges, then the rest), the outcomes of a random event in
+ * card/number order, and a line may leave the first choice at most D times;
+ * D goes 0, 1, 2, 4, 8, ... until a pass cuts no line (then every line
+ * within the bounds was explored: a proof).  A transposition table keyed by
+ * the position's hash keeps how much room was left when the position was
+ * explored, so answers that lead to the same position are merged; budgets of
+ * positions and seconds stop it.  With --jobs N, worker processes
+ * split the first point where the search branches.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "reach.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ast.h"
+#include "bots.h"
+
+#define DEFAULT_POSITIONS 200000
+#define DEFAULT_SECONDS 60.0
+#define WORD 64
+
+typedef struct tt_entry {
+  uint64_t h;
+  int32_t left;
+} tt_entry;
+
+typedef struct line_step {
+  strbuf pre;  /* outcome words the command takes */
+  strbuf cmd;
+  strbuf post; /* outcome words taken while settling: they go before the next line */
+} line_step;
+
+typedef struct ctx {
+  const reach_query *q;
+  int fn;          /* the query, compiled */
+  tt_entry *tt;
+  size_t tcap, tn;
+  uint64_t positions, steps, chance, maxpos;
+  int deepest;
+  double t0, deadline;
+  bool stopped, found, cut, split;
+  char stop[256];
+  int limit;       /* discrepancies allowed on a line in this pass */
+  int jobs, worker;
+  int64_t phase0;
+  line_step *line;
+  int nline, capline;
+  const char *const *start;
+  int nstart;
+  bool started;    /* the start position has begun (no `run step` first) */
+  char **witness;
+  int nwitness;
+} ctx;
+
+/* A settled position: the query's value there and its answers. */
+typedef struct settled {
+  bool holds;
+  mt_choice *ans;
+  size_t nans;
+} settled;
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* ---- the transposition table ------------------------------------------------------------ */
+
+static bool tt_visit(ctx *C, uint64_t h, int32_t left) {
+  if (C->tn * 2 >= C->tcap) {
+    size_t ncap = C->tcap ? C->tcap * 2 : 1 << 16;
+    tt_entry *n = mt_calloc(ncap, sizeof *n);
+    for (size_t i = 0; i < C->tcap; i++) {
+      if (!C->tt[i].h) continue;
+      size_t j = C->tt[i].h & (ncap - 1);
+      while (n[j].h) j = (j + 1) & (ncap - 1);
+      n[j] = C->tt[i];
+    }
+    mt_free(C->tt);
+    C->tt = n;
+    C->tcap = ncap;
+  }
+  h |= 1; /* 0 marks an empty slot */
+  size_t j = h & (C->tcap - 1);
+  while (C->tt[j].h && C->tt[j].h != h) j = (j + 1) & (C->tcap - 1);
+  if (C->tt[j].h == h) {
+    if (C->tt[j].left >= left) return true; /* explored at least this deep already */
+    C->tt[j].left = left;
+    return false;
+  }
+  C->tt[j].h = h;
+  C->tt[j].left = left;
+  C->tn++;
+  C->positions++;
+  return false;
+}
+
+/* ---- the witness -------------------------------------------------------------------------- */
+
+static void add_line(ctx *C, const char *head, const char *s) {
+  C->witness = mt_realloc(C->witness, (size_t)(C->nwitness + 1) * sizeof *C->witness);
+  size_t n = strlen(head) + strlen(s) + 1;
+  C->witness[C->nwitness] = mt_alloc(n);
+  snprintf(C->witness[C->nwitness++], n, "%s%s", head, s);
+}
+
+/* The console lines from the start position to the current line's end, and the check. */
+static void make_witness(ctx *C, int depth) {
+  for (int i = 0; i < C->nstart; i++) add_line(C, "", C->start[i]);
+  add_line(C, "", C->q->keep_order ? "chance on --keep-order" : "chance on");
+  strbuf carry = {0};
+  for (int i = 0; i <= depth; i++) {
+    line_step *s = &C->line[i];
+    if (carry.n || s->pre.n) {
+      strbuf w = {0};
+      sb_printf(&w, "chance%s%s%s%s", carry.n ? " " : "", carry.n ? carry.s : "", s->pre.n ? " " : "", s->pre.n ? s->pre.s : "");
+      add_line(C, "", w.s);
+      sb_free(&w);
+    }
+    if (s->cmd.n) add_line(C, "", s->cmd.s);
+    sb_free(&carry);
+    if (s->post.n) sb_printf(&carry, "%s", s->post.s);
+  }
+  if (carry.n) add_line(C, "chance ", carry.s);
+  sb_free(&carry);
+  strbuf chk = {0};
+  if (C->q->mode == REACH_CAN) sb_printf(&chk, "check %s", C->q->expr);
+  else sb_printf(&chk, "check not (%s)", C->q->expr);
+  add_line(C, "", chk.s);
+  sb_free(&chk);
+}
+
+static line_step *line_at(ctx *C, int depth) {
+  while (depth >= C->capline) {
+    int n = C->capline ? 2 * C->capline : 64;
+    C->line = mt_realloc(C->line, (size_t)n * sizeof *C->line);
+    memset(C->line + C->capline, 0, (size_t)(n - C->capline) * sizeof *C->line);
+    C->capline = n;
+  }
+  line_step *s = &C->line[depth];
+  s->pre.n = s->cmd.n = s->post.n = 0;
+  if (s->pre.s) s->pre.s[0] = 0;
+  if (s->cmd.s) s->cmd.s[0] = 0;
+  if (s->post.s) s->post.s[0] = 0;
+  return s;
+}
+
+/* ---- one step ------------------------------------------------------------------------------ */
+
+static bool decides(const ctx *C, const mt_game *g) {
+  if (!C->q->deciders) return true;
+  int f = g->v.vs->dec.faction;
+  return f >= 0 && f < 64 && (C->q->deciders >> f & 1u);
+}
+
+static bool budget_out(ctx *C) {
+  if (C->stopped) return true;
+  if (C->positions >= C->maxpos) {
+    C->stopped = true;
+    snprintf(C->stop, sizeof C->stop, "the budget of %llu positions ran out", (unsigned long long)C->maxpos);
+  } else if ((C->steps & 63) == 0 && now() > C->deadline) {
+    C->stopped = true;
+    snprintf(C->stop, sizeof C->stop, "the budget of %.0f seconds ran out", C->q->max_seconds > 0 ? C->q->max_seconds : DEFAULT_SECONDS);
+  }
+  return C->stopped;
+}
+
+/* Puts the answers whose integer parameters lie at an end of their range first (every answer is
+ * kept unless --ints ends): a line that ships everything or nothing is tried before the rest. */
+static size_t order_answers(mt_game *g, mt_choice *a, size_t n, bool ends_only) {
+  if (n < 2) return n;
+  const mt_decision *d = mt_pending(g);
+  char *end = mt_calloc(n, 1);
+  for (size_t i = 0; i < n; i++) {
+    end[i] = 1;
+    if (d && d->kind == MT_DEC_NUMBER) {
+      end[i] = a[i].value == d->lo || a[i].value == d->hi;
+      continue;
+    }
+    if (a[i].action < 0) continue;
+    const action_rec *ar = &g->r->prog.actions[a[i].action];
+    for (int k = 1; k < ar->nparams && end[i]; k++) {
+      int64_t lo, hi;
+      if (ar->ptype[k] == TY_INT && game_param_range(g, &a[i], k, &lo, &hi) && a[i].args[k] != lo && a[i].args[k] != hi)
+        end[i] = 0;
+    }
+  }
+  mt_choice *out = mt_alloc(n * sizeof *out);
+  size_t m = 0;
+  for (int pass = 1; pass >= 0; pass--)
+    for (size_t i = 0; i < n; i++)
+      if (end[i] == pass && (pass || !ends_only)) out[m++] = a[i];
+  memcpy(a, out, m * sizeof *out);
+  mt_free(out);
+  mt_free(end);
+  return m;
+}
+
+/* Moves the heuristic bot's answer to the front: the line of no discrepancy is the one the
+ * rules' own bot_value prefers, the others are tried as deviations from it. */
+static void prefer_bot(ctx *C, mt_game *g, settled *s) {
+  (void)C;
+  mt_choice best;
+  uint64_t rng = mt_hash_raw(g) ^ 0x6f72646572ull;
+  if (!bot_choose(g, BOT_HEURISTIC, &rng, &best)) return;
+  for (size_t i = 1; i < s->nans; i++)
+    if (s->ans[i].action == best.action && s->ans[i].value == best.value && s->ans[i].nargs == best.nargs &&
+        !memcmp(s->ans[i].args, best.args, (size_t)best.nargs * sizeof *best.args)) {
+      memmove(s->ans + 1, s->ans, i * sizeof *s->ans);
+      s->ans[0] = best;
+      return;
+    }
+}
+
+/* The query's value at G and, if the game goes on, the answers to try: false if a random
+ * event stopped it (the caller branches on it). */
+static bool settle(ctx *C, mt_game *g, settled *s) {
+  memset(s, 0, sizeof *s);
+  int64_t v = 0;
+  strbuf err = {0};
+  bool ok = vm_eval(&g->v, C->fn, NULL, 0, &v, &err);
+  sb_free(&err);
+  if (mt_chance_need(g, NULL, 0, &(int){0}, NULL, 0, NULL) != MT_CHANCE_NONE) return false;
+  s->holds = ok && v != 0;
+  if (!ok) s->holds = C->q->mode == REACH_ALWAYS; /* a query that cannot be evaluated here neither holds nor fails */
+  if (mt_status(g) != MT_WAITING) return true;
+  if (decides(C, g)) {
+    size_t cap = 256, n;
+    for (;;) {
+      s->ans = mt_realloc(s->ans, cap * sizeof *s->ans);
+      n = mt_legal(g, s->ans, cap);
+      if (n <= cap) break;
+      cap = n;
+    }
+    s->nans = n;
+  } else {
+    s->ans = mt_alloc(sizeof *s->ans);
+    uint64_t rng = mt_hash_raw(g) ^ 0x7665726966ull; /* the policy's answer depends on the position only */
+    s->nans = bot_choose(g, C->q->others, &rng, s->ans) ? 1 : 0;
+  }
+  if (mt_chance_need(g, NULL, 0, &(int){0}, NULL, 0, NULL) != MT_CHANCE_NONE) {
+    mt_free(s->ans);
+    s->ans = NULL;
+    return false;
+  }
+  if (decides(C, g)) {
+    s->nans = order_answers(g, s->ans, s->nans, C->q->ends);
+    if (!C->q->list_order && s->nans > 1) prefer_bot(C, g, s);
+    if (mt_chance_need(g, NULL, 0, &(int){0}, NULL, 0, NULL) != MT_CHANCE_NONE) {
+      mt_free(s->ans);
+      s->ans = NULL;
+      return false;
+    }
+  }
+  return true;
+}
+
+static bool explore(ctx *C, mt_game *g, settled *s, int depth, int disc);
+
+/* The outcomes planned for one step and their words. */
+typedef struct plan_buf {
+  int64_t plan[VM_CHANCE_PLAN];
+  char words[VM_CHANCE_PLAN][WORD];
+  int64_t opts[512];
+} plan_buf;
+
+/* Runs answer A (NULL: the game's start; CMD NULL too: nothing, only settling) on a copy of
+ * PARENT with the planned outcomes; a random event met without one is branched over.  Each
+ * settled result is explored at DEPTH.  True when the search is over (found or stopped). */
+static bool branch(ctx *C, const mt_game *parent, const mt_choice *a, const char *cmd, plan_buf *pb, int np, int depth,
+                   int disc) {
+  if (budget_out(C)) return true;
+  mt_game *g = mt_clone(parent);
+  mt_chance_plan(g, pb->plan, np);
+  mt_explain why;
+  int rc = a ? mt_apply(g, a, &why) : cmd ? mt_start(g) : 0;
+  C->steps++;
+  int taken = mt_chance_taken(g);
+  settled s = {0};
+  int64_t *opts = pb->opts;
+  int n = 0;
+  bool need = mt_chance_need(g, opts, 512, &n, NULL, 0, NULL) != MT_CHANCE_NONE;
+  if (!need && a && rc < 0 && mt_status(g) == MT_WAITING) { /* refused (a listed answer should not be) */
+    mt_game_free(g);
+    return false;
+  }
+  if (!need && mt_status(g) != MT_FAILED && !settle(C, g, &s)) need = mt_chance_need(g, opts, 512, &n, NULL, 0, NULL) != MT_CHANCE_NONE;
+  if (need) {
+    if (n > 512) n = 512; /* a pile of more than 512 different cards: its first 512 */
+    if (np >= VM_CHANCE_PLAN) {
+      mt_game_free(g);
+      return false;
+    }
+    C->chance++;
+    int64_t *mine = mt_alloc((size_t)n * sizeof *mine); /* the options: PB's buffer serves the steps below */
+    memcpy(mine, opts, (size_t)n * sizeof *mine);
+    bool splitting = C->split && n > 1; /* the first branching point: each worker takes its share */
+    if (splitting) C->split = false;
+    for (int i = 0; i < n && !C->found; i++) {
+      if (splitting && i % C->jobs != C->worker) continue;
+      if (i > 0 && disc + 1 > C->limit) { /* another outcome than the first: a discrepancy */
+        C->cut = true;
+        break;
+      }
+      pb->plan[np] = mine[i];
+      mt_chance_format(g, mine[i], pb->words[np], WORD);
+      if (branch(C, parent, a, cmd, pb, np + 1, depth, disc + (i > 0))) break;
+    }
+    mt_free(mine);
+    mt_game_free(g);
+    return C->found || C->stopped;
+  }
+  line_step *ls = line_at(C, depth);
+  for (int i = 0; i < np; i++) sb_printf(i < taken ? &ls->pre : &ls->post, "%s%s", (i < taken ? ls->pre.n : ls->post.n) ? " " : "", pb->words[i]);
+  if (cmd) sb_printf(&ls->cmd, "%s", cmd);
+  bool over = mt_status(g) == MT_FAILED ? false : explore(C, g, &s, depth, disc);
+  mt_free(s.ans);
+  mt_game_free(g);
+  return over;
+}
+
+static int turn_of(const mt_game *g) {
+  const program *p = &g->r->prog;
+  return p->turn_var < 0 ? 0 : board_var_get(g->L, g->v.st, p->vars[p->turn_var].board_var, 0, 0);
+}
+
+/* G is settled at the end of line step DEPTH. */
+static bool explore(ctx *C, mt_game *g, settled *s, int depth, int disc) {
+  const reach_query *q = C->q;
+  if (q->bound == REACH_BY_TURN && turn_of(g) > q->limit) return false;
+  if (q->bound == REACH_THIS_PHASE && g->v.vs->phase_seq != C->phase0) return false;
+  if (depth > C->deepest) C->deepest = depth;
+  if (s->holds == (q->mode == REACH_CAN)) {
+    C->found = true;
+    make_witness(C, depth);
+    return true;
+  }
+  if (mt_status(g) != MT_WAITING || s->nans == 0) return false;
+  int left = q->bound == REACH_WITHIN ? (int)(q->limit - depth) : 0;
+  if (q->bound == REACH_WITHIN && left <= 0) return false;
+  int32_t room = (C->limit - disc) * 4096 + (left < 4096 ? left : 4095);
+  if (tt_visit(C, mt_hash(g), room)) return false;
+  if (budget_out(C)) return true;
+  char text[512], cmd[520];
+  bool splitting = C->split && s->nans > 1;
+  if (splitting) C->split = false;
+  plan_buf *pb = mt_alloc(sizeof *pb);
+  bool over = false;
+  for (size_t i = 0; i < s->nans && !over; i++) {
+    if (splitting && (int)(i % (size_t)C->jobs) != C->worker) continue;
+    if (i > 0 && disc + 1 > C->limit) {
+      C->cut = true;
+      break;
+    }
+    mt_choice_format(g, &s->ans[i], text, sizeof text);
+    snprintf(cmd, sizeof cmd, "do %s", text);
+    over = branch(C, g, &s->ans[i], cmd, pb, 0, depth + 1, disc + (i > 0));
+  }
+  mt_free(pb);
+  return over;
+}
+
+/* ---- the query ----------------------------------------------------------------------------- */
+
+static int compile_query(const mt_game *g, const char *text, strbuf *err) {
+  mt_rules *r = (mt_rules *)(uintptr_t)g->r;
+  mt_message_fn saved = r->message;
+  void *saved_ud = r->message_ud;
+  r->message = game_capture;
+  r->message_ud = err;
+  diag_reset_count(r->d);
+  uint32_t f = diag_add_source(r->d, "<verify>", text, strlen(text));
+  node *e = ast_parse_expr(&r->arena, r->d, f);
+  int fn = -1;
+  if (e) {
+    int nslots = 0;
+    int ty = sema_check_expr(&r->prog, r->d, &r->arena, e, TY_BOOL, &nslots);
+    if (ty != TY_ERROR && ty != TY_BOOL) sb_printf(err, "the query must be true or false (a boolean), not a value of another type");
+    else if (ty == TY_BOOL) fn = cg_compile_expr(&r->prog, r->d, e, nslots);
+  }
+  r->message = saved;
+  r->message_ud = saved_ud;
+  return fn;
+}
+
+/* ---- running it, in one process or several -------------------------------------------- */
+
+static void search(ctx *C, const mt_game *start) {
+  mt_game *root = mt_clone(start);
+  mt_game_set_log(root, NULL, NULL);
+  root->v.fired = NULL;
+  plan_buf *pb = mt_alloc(sizeof *pb);
+  for (C->limit = 0;; C->limit = C->limit ? 2 * C->limit : 1) {
+    C->cut = false;
+    C->split = C->jobs > 1;
+    /* an idle game starts (its setup is the first step); a started one is only settled */
+    branch(C, root, NULL, mt_status(root) == VM_IDLE ? "run step" : NULL, pb, 0, 0, 0);
+    if (C->found || C->stopped || !C->cut || C->limit > (1 << 20)) break;
+  }
+  mt_free(pb);
+  mt_game_free(root);
+}
+
+/* Adds one search's (or worker's) outcome to RES, which starts as REACH_EXHAUSTED: a
+ * witness wins, then a stopped search (not a proof). */
+static void result_of(ctx *C, reach_result *res) {
+  res->positions += C->positions;
+  res->steps += C->steps;
+  res->chance += C->chance;
+  if (C->deepest > res->deepest) res->deepest = C->deepest;
+  if (C->found && res->verdict != REACH_FOUND) {
+    res->verdict = REACH_FOUND;
+    res->lines = C->witness;
+    res->nlines = C->nwitness;
+    C->witness = NULL;
+    C->nwitness = 0;
+    res->depth = 0;
+    for (int i = 0; i < res->nlines; i++) res->depth += !strncmp(res->lines[i], "do ", 3);
+  } else if (C->stopped && res->verdict == REACH_EXHAUSTED) {
+    res->verdict = REACH_BUDGET;
+    snprintf(res->stop, sizeof res->stop, "%s", C->stop);
+  }
+}
+
+static void ctx_free(ctx *C) {
+  mt_free(C->tt);
+  for (int i = 0; i < C->capline; i++) {
+    sb_free(&C->line[i].pre);
+    sb_free(&C->line[i].cmd);
+    sb_free(&C->line[i].post);
+  }
+  mt_free(C->line);
+  for (int i = 0; i < C->nwitness; i++) mt_free(C->witness[i]);
+  mt_free(C->witness);
+}
+
+/* A worker's result on its pipe: a header line, then the witness's lines. */
+static void send_result(int fd, ctx *C) {
+  strbuf b = {0};
+  sb_printf(&b, "%d %d %llu %llu %llu %d %d\n", C->found, C->stopped, (unsigned long long)C->positions, (unsigned long long)C->steps,
+            (unsigned long long)C->chance, C->deepest, C->nwitness);
+  sb_printf(&b, "%s\n", C->stop);
+  for (int i = 0; i < C->nwitness; i++) sb_printf(&b, "%s\n", C->witness[i]);
+  for (size_t off = 0; off < b.n;) {
+    ssize_t w = write(fd, b.s + off, b.n - off);
+    if (w <= 0 && errno != EINTR) break;
+    if (w > 0) off += (size_t)w;
+  }
+  sb_free(&b);
+}
+
+static bool read_result(FILE *f, ctx *C) {
+  int found, stopped, nw, deepest;
+  unsigned long long pos, steps, chance;
+  char buf[8192];
+  if (fscanf(f, "%d %d %llu %llu %llu %d %d\n", &found, &stopped, &pos, &steps, &chance, &deepest, &nw) != 7) return false;
+  if (!fgets(buf, sizeof buf, f)) return false;
+  buf[strcspn(buf, "\n")] = 0;
+  snprintf(C->stop, sizeof C->stop, "%.200s", buf);
+  C->found = found, C->stopped = stopped, C->positions = pos, C->steps = steps, C->chance = chance, C->deepest = deepest;
+  for (int i = 0; i < nw && fgets(buf, sizeof buf, f); i++) {
+    buf[strcspn(buf, "\n")] = 0;
+    add_line(C, "", buf);
+  }
+  return true;
+}
+
+static void run_jobs(ctx *base, const mt_game *start, reach_result *res) {
+  int jobs = base->jobs;
+  pid_t pid[64];
+  FILE *in[64];
+  for (int w = 0; w < jobs; w++) {
+    int fd[2];
+    in[w] = NULL;
+    pid[w] = -1;
+    if (pipe(fd) < 0) continue;
+    fflush(NULL);
+    pid[w] = fork();
+    if (pid[w] == 0) {
+      close(fd[0]);
+      ctx C = *base;
+      C.worker = w;
+      search(&C, start);
+      send_result(fd[1], &C);
+      close(fd[1]);
+      _exit(0);
+    }
+    close(fd[1]);
+    in[w] = pid[w] > 0 ? fdopen(fd[0], "r") : NULL;
+    if (!in[w]) close(fd[0]);
+  }
+  for (int w = 0; w < jobs; w++) {
+    ctx C = *base;
+    C.witness = NULL, C.nwitness = 0, C.tt = NULL, C.line = NULL, C.capline = 0;
+    if (in[w] && read_result(in[w], &C)) result_of(&C, res);
+    else if (res->verdict != REACH_FOUND) res->verdict = REACH_BUDGET, snprintf(res->stop, sizeof res->stop, "a worker stopped without an answer");
+    if (in[w]) fclose(in[w]);
+    if (pid[w] > 0) waitpid(pid[w], NULL, 0);
+    for (int i = 0; i < C.nwitness; i++) mt_free(C.witness[i]);
+    mt_free(C.witness);
+  }
+}
+
+int reach_run(const mt_game *start, const reach_query *q, const char *const *start_lines, int nstart, reach_result *res, strbuf *err) {
+  memset(res, 0, sizeof *res);
+  res->verdict = REACH_EXHAUSTED;
+  mt_game *g0 = mt_clone(start);
+  game_scratch scratch = game_scratch_begin(g0->r);
+  int fn = compile_query(g0, q->expr, err);
+  if (fn < 0) {
+    game_scratch_end(g0->r, &scratch);
+    mt_game_free(g0);
+    res->verdict = REACH_ERROR;
+    return -1;
+  }
+  mt_chance_mode(g0, 1, 1);
+  ctx C = {.q = q, .fn = fn, .start = start_lines, .nstart = nstart, .jobs = q->jobs > 1 ? q->jobs : 1};
+  if (C.jobs > 64) C.jobs = 64;
+  C.maxpos = q->max_positions ? q->max_positions : DEFAULT_POSITIONS;
+  C.t0 = now();
+  C.deadline = C.t0 + (q->max_seconds > 0 ? q->max_seconds : DEFAULT_SECONDS);
+  C.phase0 = g0->v.vs->phase_seq;
+  if (C.jobs > 1) {
+    run_jobs(&C, g0, res);
+  } else {
+    search(&C, g0);
+    result_of(&C, res);
+  }
+  res->seconds = now() - C.t0;
+  ctx_free(&C);
+  game_scratch_end(g0->r, &scratch);
+  mt_game_free(g0);
+  return 0;
+}
+
+void reach_result_free(reach_result *res) {
+  for (int i = 0; i < res->nlines; i++) mt_free(res->lines[i]);
+  mt_free(res->lines);
+  memset(res, 0, sizeof *res);
+}
+
+/* ---- the query in words, and the answer ------------------------------------------------- */
+
+static int parse_count(const char *w, double lo, double hi, double *out) {
+  char *end;
+  errno = 0;
+  double x = strtod(w, &end);
+  if (!*w || *end || errno || x < lo || x > hi) return -1;
+  *out = x;
+  return 0;
+}
+
+static int parse_option(const mt_rules *r, char **argv, int argc, int *i, reach_query *q, char *err, size_t n) {
+  const char *o = argv[*i], *v = *i + 1 < argc ? argv[*i + 1] : NULL;
+  double x;
+  if (!strcmp(o, "--json")) return q->json = true, 0;
+  if (!strcmp(o, "--keep-order")) return q->keep_order = true, 0;
+  if (!strcmp(o, "--order")) {
+    if (!v || (strcasecmp(v, "heuristic") && strcasecmp(v, "list"))) return snprintf(err, n, "--order is heuristic or list"), -1;
+    q->list_order = !strcasecmp(v, "list");
+    ++*i;
+    return 0;
+  }
+  if (!v) return snprintf(err, n, "%s needs a value", o), -1;
+  ++*i;
+  if (!strcmp(o, "--for")) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", v);
+    for (char *t = strtok(buf, ","); t; t = strtok(NULL, ",")) {
+      int f = board_faction_find(r->def, t);
+      if (f < 0 || f >= 64) {
+        const char *c[64];
+        int nf = r->def->nfactions < 64 ? r->def->nfactions : 64;
+        for (int k = 0; k < nf; k++) c[k] = r->def->factions[k].id;
+        const char *s = diag_suggest(t, c, (size_t)nf);
+        return snprintf(err, n, "unknown faction '%s' in --for%s%s%s", t, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : ""), -1;
+      }
+      q->deciders |= 1ull << f;
+    }
+    return 0;
+  }
+  if (!strcmp(o, "--others")) {
+    q->others = bot_kind_parse(v);
+    if (q->others != BOT_PASSIVE && q->others != BOT_RANDOM && q->others != BOT_HEURISTIC)
+      return snprintf(err, n, "--others is passive, random or heuristic"), -1;
+    return 0;
+  }
+  if (!strcmp(o, "--ints")) {
+    if (strcasecmp(v, "all") && strcasecmp(v, "ends")) return snprintf(err, n, "--ints is all or ends"), -1;
+    q->ends = !strcasecmp(v, "ends");
+    return 0;
+  }
+  if (!strcmp(o, "--max-positions")) {
+    if (parse_count(v, 1, 1e12, &x)) return snprintf(err, n, "--max-positions is a number from 1 to 10^12"), -1;
+    q->max_positions = (uint64_t)x;
+    return 0;
+  }
+  if (!strcmp(o, "--max-seconds")) {
+    if (parse_count(v, 0.001, 1e7, &x)) return snprintf(err, n, "--max-seconds is a number of seconds above 0"), -1;
+    q->max_seconds = x;
+    return 0;
+  }
+  if (!strcmp(o, "--jobs")) {
+    if (parse_count(v, 1, 64, &x) || x != (int)x) return snprintf(err, n, "--jobs is a whole number from 1 to 64"), -1;
+    q->jobs = (int)x;
+    return 0;
+  }
+  return snprintf(err, n, "unknown option '%s' (--for, --others, --ints, --max-positions, --max-seconds, --jobs, --keep-order, --order, --json)", o), -1;
+}
+
+/* A bound at the end of the words W[0..*N): removed, and set in Q. */
+static int parse_bound(char **w, int *n, reach_query *q, char *err, size_t errlen) {
+  double x;
+  if (*n >= 3 && !strcasecmp(w[*n - 3], "by") && !strcasecmp(w[*n - 2], "turn")) {
+    if (parse_count(w[*n - 1], 1, 1000, &x) || x != (int)x) return snprintf(err, errlen, "by turn T: T is a turn from 1 to 1000"), -1;
+    q->bound = REACH_BY_TURN, q->limit = (int64_t)x, *n -= 3;
+  } else if (*n >= 3 && !strcasecmp(w[*n - 3], "within") && !strncasecmp(w[*n - 1], "decision", 8)) {
+    if (parse_count(w[*n - 2], 1, 100000, &x) || x != (int)x)
+      return snprintf(err, errlen, "within N decisions: N is a number from 1 to 100000"), -1;
+    q->bound = REACH_WITHIN, q->limit = (int64_t)x, *n -= 3;
+  } else if (*n >= 2 && !strcasecmp(w[*n - 2], "this") && !strcasecmp(w[*n - 1], "phase")) {
+    q->bound = REACH_THIS_PHASE, *n -= 2;
+  }
+  return 0;
+}
+
+int reach_parse(const mt_rules *r, int argc, char **argv, reach_query *q, char *err, size_t errlen) {
+  memset(q, 0, sizeof *q);
+  q->others = BOT_PASSIVE;
+  q->jobs = 1;
+  if (argc < 1 || (strcasecmp(argv[0], "can") && strcasecmp(argv[0], "always")))
+    return snprintf(err, errlen, "usage: verify can|always EXPR [by turn T | within N decisions | this phase] [options]"), -1;
+  q->mode = strcasecmp(argv[0], "can") ? REACH_ALWAYS : REACH_CAN;
+  char **w = mt_calloc((size_t)argc + 1, sizeof *w);
+  int n = 0, rc = 0;
+  for (int i = 1; i < argc && !rc; i++) {
+    if (argv[i][0] == '-' && argv[i][1] == '-') rc = parse_option(r, argv, argc, &i, q, err, errlen);
+    else w[n++] = argv[i];
+  }
+  if (!rc) rc = parse_bound(w, &n, q, err, errlen);
+  size_t k = 0;
+  for (int i = 0; i < n && !rc; i++) {
+    int m = snprintf(q->expr + k, sizeof q->expr - k, "%s%s", i ? " " : "", w[i]);
+    if (m < 0 || (size_t)m >= sizeof q->expr - k) rc = -1, snprintf(err, errlen, "the query is longer than %zu characters", sizeof q->expr - 1);
+    else k += (size_t)m;
+  }
+  if (!rc && !n) rc = -1, snprintf(err, errlen, "verify %s needs a condition: a rules-language boolean, e.g. verify %s winner != none by turn 2", argv[0], argv[0]);
+  mt_free(w);
+  return rc;
+}
+
+static void bound_text(const reach_query *q, strbuf *out) {
+  switch (q->bound) {
+  case REACH_BY_TURN: sb_printf(out, "by the end of turn %lld", (long long)q->limit); break;
+  case REACH_WITHIN: sb_printf(out, "within %lld decisions", (long long)q->limit); break;
+  case REACH_THIS_PHASE: sb_puts(out, "in this phase"); break;
+  default: sb_puts(out, "with no bound but the budget"); break;
+  }
+}
+
+static int outcomes_of(const reach_result *res) {
+  int n = 0;
+  for (int i = 0; i < res->nlines; i++) {
+    const char *l = res->lines[i];
+    if (strncmp(l, "chance ", 7) || !strncmp(l, "chance on", 9)) continue;
+    for (const char *c = l + 6; *c; c++) n += *c == ' ' && c[1] && c[1] != ' ';
+  }
+  return n;
+}
+
+static const char *answer_word(const reach_query *q, const reach_result *res) {
+  if (res->verdict == REACH_FOUND) return q->mode == REACH_CAN ? "yes" : "no";
+  if (res->verdict == REACH_EXHAUSTED) return q->mode == REACH_CAN ? "no" : "yes";
+  return "unknown";
+}
+
+void reach_format(const reach_query *q, const reach_result *res, bool json, strbuf *out) {
+  double rate = res->seconds > 0 ? (double)res->positions / res->seconds : 0;
+  strbuf b = {0};
+  bound_text(q, &b);
+  if (json) {
+    sb_printf(out, "{\"query\":\"%s\",\"expr\":", q->mode == REACH_CAN ? "can" : "always");
+    sb_json_str(out, q->expr);
+    sb_puts(out, ",\"bound\":");
+    sb_json_str(out, b.s);
+    static const char *const verdicts[] = {"found", "exhausted", "budget", "error"};
+    sb_printf(out, ",\"answer\":\"%s\",\"verdict\":\"%s\",\"positions\":%llu,\"steps\":%llu,\"chance_events\":%llu,", answer_word(q, res),
+              verdicts[res->verdict], (unsigned long long)res->positions, (unsigned long long)res->steps, (unsigned long long)res->chance);
+    sb_printf(out, "\"seconds\":%.3f,\"positions_per_second\":%.0f,\"decisions\":%d,\"outcomes\":%d,\"stop\":", res->seconds, rate,
+              res->depth, outcomes_of(res));
+    sb_json_str(out, res->stop);
+    sb_puts(out, ",\"witness\":[");
+    for (int i = 0; i < res->nlines; i++) {
+      if (i) sb_puts(out, ",");
+      sb_json_str(out, res->lines[i]);
+    }
+    sb_puts(out, "]}");
+    sb_free(&b);
+    return;
+  }
+  const char *ans = answer_word(q, res);
+  if (res->verdict == REACH_FOUND && q->mode == REACH_CAN)
+    sb_printf(out, "yes: a line of %d decisions and %d random outcomes reaches it %s. Replay it in the console:\n", res->depth,
+              outcomes_of(res), b.s);
+  else if (res->verdict == REACH_FOUND)
+    sb_printf(out, "no: a counterexample %s, after %d decisions and %d random outcomes. Replay it in the console:\n", b.s, res->depth,
+              outcomes_of(res));
+  else if (res->verdict == REACH_EXHAUSTED && q->mode == REACH_CAN)
+    sb_printf(out, "no: no line reaches it %s (every line explored)\n", b.s);
+  else if (res->verdict == REACH_EXHAUSTED)
+    sb_printf(out, "yes: it holds at every position reachable %s (every line explored)\n", b.s);
+  else
+    sb_printf(out, "%s: %s before every line %s was explored, and none %s (not a proof)\n", ans, res->stop[0] ? res->stop : "the search stopped",
+              b.s, q->mode == REACH_CAN ? "reached it" : "broke it");
+  for (int i = 0; i < res->nlines; i++) sb_printf(out, "  %s\n", res->lines[i]);
+  sb_printf(out, "explored %llu positions (%llu steps, %llu random events branched on, lines up to %d steps) in %.2f s: %.0f positions/s",
+            (unsigned long long)res->positions, (unsigned long long)res->steps, (unsigned long long)res->chance, res->deepest, res->seconds, rate);
+  sb_free(&b);
+}
