@@ -88,7 +88,7 @@ int mt_chance_need(mt_game *g, int64_t *out, int cap, int *n, char *what, size_t
     }
     if (what) {
       char pile[96];
-      vm_format_value_buf(&g->v, TY_PILE, ch->slot, pile, sizeof pile);
+      pile[vm_format_value_buf(&g->v, TY_PILE, ch->slot, pile, sizeof pile - 1)] = 0;
       snprintf(what, whatlen, "the card at position %d of %s (%d undecided)", u, pile, u);
     }
     return MT_CHANCE_CARD;
@@ -163,4 +163,11 @@ int mt_chance_parse(mt_game *g, const char *word, int64_t *out, char *err, size_
 done:
   mt_free(big);
   return rc;
+}
+
+int mt_chance_pile(const mt_game *g, char *name, size_t n) {
+  const vm_chance *ch = g->v.chance;
+  if (!ch || ch->need != VM_CH_CARD) return -1;
+  if (name && n) name[vm_format_value_buf(&g->v, TY_PILE, ch->slot, name, n - 1)] = 0;
+  return ch->slot;
 }

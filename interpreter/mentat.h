@@ -187,6 +187,9 @@ int mt_chance_need(mt_game *g, int64_t *out, int cap, int *n, char *what, size_t
  * and back (0 on success; else ERR says why, with a suggestion). */
 void mt_chance_format(const mt_game *g, int64_t outcome, char *buf, size_t n);
 int mt_chance_parse(mt_game *g, const char *word, int64_t *out, char *err, size_t errlen);
+/* The pile whose card the pending event decides (its slot, its name in NAME), or -1 when the
+ * event is not a card. */
+int mt_chance_pile(const mt_game *g, char *name, size_t n);
 /* Undecided cards of a pile slot (its bottom ones). */
 int mt_chance_undecided(const mt_game *g, int pile_slot);
 

@@ -49,7 +49,8 @@ typedef struct tt_entry {
 typedef struct line_step {
   strbuf pre;  /* outcome words the command takes */
   strbuf cmd;
-  strbuf post; /* outcome words taken while settling: they go before the next line */
+  strbuf post; /* cards decided while settling (the query or a guard read an undecided top card):
+                  `stack PILE CARD` lines, each on its own line, that decide them the same way */
 } line_step;
 
 typedef struct ctx {
@@ -63,6 +64,8 @@ typedef struct ctx {
   bool stopped, found, cut, split;
   char stop[256];
   int limit;       /* discrepancies allowed on a line in this pass */
+  mt_game **pool;  /* take(): a game object per level of the recursion */
+  int npool, level;
   int jobs, worker;
   int64_t phase0;
   line_step *line;
@@ -131,21 +134,19 @@ static void add_line(ctx *C, const char *head, const char *s) {
 static void make_witness(ctx *C, int depth) {
   for (int i = 0; i < C->nstart; i++) add_line(C, "", C->start[i]);
   add_line(C, "", C->q->keep_order ? "chance on --keep-order" : "chance on");
-  strbuf carry = {0};
   for (int i = 0; i <= depth; i++) {
     line_step *s = &C->line[i];
-    if (carry.n || s->pre.n) {
-      strbuf w = {0};
-      sb_printf(&w, "chance%s%s%s%s", carry.n ? " " : "", carry.n ? carry.s : "", s->pre.n ? " " : "", s->pre.n ? s->pre.s : "");
-      add_line(C, "", w.s);
-      sb_free(&w);
-    }
+    if (s->pre.n) add_line(C, "chance ", s->pre.s);
     if (s->cmd.n) add_line(C, "", s->cmd.s);
-    sb_free(&carry);
-    if (s->post.n) sb_printf(&carry, "%s", s->post.s);
+    for (char *l = s->post.s; l && *l;) { /* a top card decided where nothing runs: put it there */
+      char *nl = strchr(l, '\n');
+      if (nl) *nl = 0;
+      add_line(C, "", l);
+      if (!nl) break;
+      *nl = '\n';
+      l = nl + 1;
+    }
   }
-  if (carry.n) add_line(C, "chance ", carry.s);
-  sb_free(&carry);
   strbuf chk = {0};
   if (C->q->mode == REACH_CAN) sb_printf(&chk, "check %s", C->q->expr);
   else sb_printf(&chk, "check not (%s)", C->q->expr);
@@ -268,7 +269,7 @@ static bool settle(ctx *C, mt_game *g, settled *s) {
   }
   if (decides(C, g)) {
     s->nans = order_answers(g, s->ans, s->nans, C->q->ends);
-    if (!C->q->list_order && s->nans > 1) prefer_bot(C, g, s);
+    if (!C->q->list_order && C->q->mode == REACH_CAN && s->nans > 1) prefer_bot(C, g, s);
     if (mt_chance_need(g, NULL, 0, &(int){0}, NULL, 0, NULL) != MT_CHANCE_NONE) {
       mt_free(s->ans);
       s->ans = NULL;
@@ -280,10 +281,33 @@ static bool settle(ctx *C, mt_game *g, settled *s) {
 
 static bool explore(ctx *C, mt_game *g, settled *s, int depth, int disc);
 
+static int turn_of(const mt_game *g) {
+  const program *p = &g->r->prog;
+  return p->turn_var < 0 ? 0 : board_var_get(g->L, g->v.st, p->vars[p->turn_var].board_var, 0, 0);
+}
+
+/* A game object for the next step down: one per level of the recursion, made once and
+ * refilled with a state copy (its VM memo and chance record are kept, not reallocated). */
+static mt_game *take(ctx *C, const mt_game *parent) {
+  if (C->level == C->npool) {
+    C->pool = mt_realloc(C->pool, (size_t)(C->npool + 1) * sizeof *C->pool);
+    C->pool[C->npool++] = mt_clone(parent);
+  } else {
+    mt_copy_state(C->pool[C->level], parent);
+  }
+  mt_game *g = C->pool[C->level++];
+  vm_memo_reset(&g->v);
+  vm_state *vs = g->v.vs;
+  if (C->q->bound == REACH_BY_TURN && vs->stop_turn < 0 && turn_of(g) == C->q->limit)
+    vs->stop_turn = (int32_t)C->q->limit; /* the last turn: pause as the next one begins (no draws past the bound) */
+  return g;
+}
+
 /* The outcomes planned for one step and their words. */
 typedef struct plan_buf {
   int64_t plan[VM_CHANCE_PLAN];
   char words[VM_CHANCE_PLAN][WORD];
+  char pile[VM_CHANCE_PLAN][WORD]; /* the pile of a card outcome */
   int64_t opts[512];
 } plan_buf;
 
@@ -293,10 +317,10 @@ typedef struct plan_buf {
 static bool branch(ctx *C, const mt_game *parent, const mt_choice *a, const char *cmd, plan_buf *pb, int np, int depth,
                    int disc) {
   if (budget_out(C)) return true;
-  mt_game *g = mt_clone(parent);
+  mt_game *g = take(C, parent);
   mt_chance_plan(g, pb->plan, np);
   mt_explain why;
-  int rc = a ? mt_apply(g, a, &why) : cmd ? mt_start(g) : 0;
+  int rc = a ? mt_apply(g, a, &why) : !cmd ? 0 : mt_status(g) == VM_IDLE ? mt_start(g) : vm_run(&g->v); /* `run step` */
   C->steps++;
   int taken = mt_chance_taken(g);
   settled s = {0};
@@ -304,19 +328,29 @@ static bool branch(ctx *C, const mt_game *parent, const mt_choice *a, const char
   int n = 0;
   bool need = mt_chance_need(g, opts, 512, &n, NULL, 0, NULL) != MT_CHANCE_NONE;
   if (!need && a && rc < 0 && mt_status(g) == MT_WAITING) { /* refused (a listed answer should not be) */
-    mt_game_free(g);
+    C->level--;
     return false;
   }
   if (!need && mt_status(g) != MT_FAILED && !settle(C, g, &s)) need = mt_chance_need(g, opts, 512, &n, NULL, 0, NULL) != MT_CHANCE_NONE;
   if (need) {
     if (n > 512) n = 512; /* a pile of more than 512 different cards: its first 512 */
     if (np >= VM_CHANCE_PLAN) {
-      mt_game_free(g);
+      C->level--;
       return false;
     }
     C->chance++;
-    int64_t *mine = mt_alloc((size_t)n * sizeof *mine); /* the options: PB's buffer serves the steps below */
+    if (getenv("REACH_DEBUG")) {
+      char what[160];
+      int nn, bad;
+      mt_chance_need(g, NULL, 0, &nn, what, sizeof what, &bad);
+      fprintf(stderr, "need np=%d taken=%d n=%d %s [%s]\n", np, taken, nn, what, cmd ? cmd : "-");
+    }
+    int64_t *mine = mt_alloc((size_t)n * sizeof *mine); /* the options: PB's buffer and G serve the steps below */
+    char(*word)[WORD] = mt_alloc((size_t)n * WORD);
     memcpy(mine, opts, (size_t)n * sizeof *mine);
+    for (int i = 0; i < n; i++) mt_chance_format(g, mine[i], word[i], WORD);
+    char pile[WORD] = "";
+    mt_chance_pile(g, pile, sizeof pile);
     bool splitting = C->split && n > 1; /* the first branching point: each worker takes its share */
     if (splitting) C->split = false;
     for (int i = 0; i < n && !C->found; i++) {
@@ -326,37 +360,43 @@ static bool branch(ctx *C, const mt_game *parent, const mt_choice *a, const char
         break;
       }
       pb->plan[np] = mine[i];
-      mt_chance_format(g, mine[i], pb->words[np], WORD);
+      memcpy(pb->words[np], word[i], WORD);
+      memcpy(pb->pile[np], pile, WORD);
       if (branch(C, parent, a, cmd, pb, np + 1, depth, disc + (i > 0))) break;
     }
     mt_free(mine);
-    mt_game_free(g);
+    mt_free(word);
+    C->level--;
     return C->found || C->stopped;
   }
   line_step *ls = line_at(C, depth);
-  for (int i = 0; i < np; i++) sb_printf(i < taken ? &ls->pre : &ls->post, "%s%s", (i < taken ? ls->pre.n : ls->post.n) ? " " : "", pb->words[i]);
+  for (int i = 0; i < taken; i++) sb_printf(&ls->pre, "%s%s", i ? " " : "", pb->words[i]);
+  for (int i = taken; i < np; i++) sb_printf(&ls->post, "%sstack %s %s", ls->post.n ? "\n" : "", pb->pile[i], pb->words[i]);
   if (cmd) sb_printf(&ls->cmd, "%s", cmd);
   bool over = mt_status(g) == MT_FAILED ? false : explore(C, g, &s, depth, disc);
   mt_free(s.ans);
-  mt_game_free(g);
+  C->level--;
   return over;
-}
-
-static int turn_of(const mt_game *g) {
-  const program *p = &g->r->prog;
-  return p->turn_var < 0 ? 0 : board_var_get(g->L, g->v.st, p->vars[p->turn_var].board_var, 0, 0);
 }
 
 /* G is settled at the end of line step DEPTH. */
 static bool explore(ctx *C, mt_game *g, settled *s, int depth, int disc) {
   const reach_query *q = C->q;
   if (q->bound == REACH_BY_TURN && turn_of(g) > q->limit) return false;
+  if (C->phase0 < 0) C->phase0 = g->v.vs->phase_seq; /* the phase of the first position settled */
   if (q->bound == REACH_THIS_PHASE && g->v.vs->phase_seq != C->phase0) return false;
   if (depth > C->deepest) C->deepest = depth;
   if (s->holds == (q->mode == REACH_CAN)) {
     C->found = true;
     make_witness(C, depth);
     return true;
+  }
+  if (mt_status(g) == MT_PAUSED) { /* stopped between phases: at the bound, or a console position (play on) */
+    if (q->bound == REACH_THIS_PHASE || (q->bound == REACH_BY_TURN && g->v.vs->stop_turn == q->limit)) return false;
+    plan_buf *pb = mt_alloc(sizeof *pb);
+    bool over = branch(C, g, NULL, "run step", pb, 0, depth + 1, disc);
+    mt_free(pb);
+    return over;
   }
   if (mt_status(g) != MT_WAITING || s->nans == 0) return false;
   int left = q->bound == REACH_WITHIN ? (int)(q->limit - depth) : 0;
@@ -413,11 +453,17 @@ static void search(ctx *C, const mt_game *start) {
   mt_game_set_log(root, NULL, NULL);
   root->v.fired = NULL;
   plan_buf *pb = mt_alloc(sizeof *pb);
-  for (C->limit = 0;; C->limit = C->limit ? 2 * C->limit : 1) {
+  vm_state *vs = root->v.vs;
+  int st = mt_status(root);
+  vm_reset_stops(vs); /* the console's own stops are not the bounds */
+  if (C->q->bound == REACH_THIS_PHASE) /* pause as the phase ends: nothing past it is drawn or listed */
+    vs->stop_phase_end = st == VM_IDLE || st == MT_PAUSED ? -2 : vs->phase_rule;
+  /* can: deepening by discrepancies; always: one pass over everything (the proof is the whole tree) */
+  for (C->limit = C->q->mode == REACH_ALWAYS ? 1 << 18 : 0;; C->limit = C->limit ? 2 * C->limit : 1) {
     C->cut = false;
     C->split = C->jobs > 1;
     /* an idle game starts (its setup is the first step); a started one is only settled */
-    branch(C, root, NULL, mt_status(root) == VM_IDLE ? "run step" : NULL, pb, 0, 0, 0);
+    branch(C, root, NULL, mt_status(root) == VM_IDLE || mt_status(root) == MT_PAUSED ? "run step" : NULL, pb, 0, 0, 0);
     if (C->found || C->stopped || !C->cut || C->limit > (1 << 20)) break;
   }
   mt_free(pb);
@@ -447,6 +493,8 @@ static void result_of(ctx *C, reach_result *res) {
 
 static void ctx_free(ctx *C) {
   mt_free(C->tt);
+  for (int i = 0; i < C->npool; i++) mt_game_free(C->pool[i]);
+  mt_free(C->pool);
   for (int i = 0; i < C->capline; i++) {
     sb_free(&C->line[i].pre);
     sb_free(&C->line[i].cmd);
@@ -476,7 +524,8 @@ static bool read_result(FILE *f, ctx *C) {
   int found, stopped, nw, deepest;
   unsigned long long pos, steps, chance;
   char buf[8192];
-  if (fscanf(f, "%d %d %llu %llu %llu %d %d\n", &found, &stopped, &pos, &steps, &chance, &deepest, &nw) != 7) return false;
+  if (!fgets(buf, sizeof buf, f) || sscanf(buf, "%d %d %llu %llu %llu %d %d", &found, &stopped, &pos, &steps, &chance, &deepest, &nw) != 7)
+    return false;
   if (!fgets(buf, sizeof buf, f)) return false;
   buf[strcspn(buf, "\n")] = 0;
   snprintf(C->stop, sizeof C->stop, "%.200s", buf);
@@ -514,7 +563,7 @@ static void run_jobs(ctx *base, const mt_game *start, reach_result *res) {
   }
   for (int w = 0; w < jobs; w++) {
     ctx C = *base;
-    C.witness = NULL, C.nwitness = 0, C.tt = NULL, C.line = NULL, C.capline = 0;
+    C.witness = NULL, C.nwitness = 0, C.tt = NULL, C.line = NULL, C.capline = 0, C.pool = NULL, C.npool = 0;
     if (in[w] && read_result(in[w], &C)) result_of(&C, res);
     else if (res->verdict != REACH_FOUND) res->verdict = REACH_BUDGET, snprintf(res->stop, sizeof res->stop, "a worker stopped without an answer");
     if (in[w]) fclose(in[w]);
@@ -542,7 +591,7 @@ int reach_run(const mt_game *start, const reach_query *q, const char *const *sta
   C.maxpos = q->max_positions ? q->max_positions : DEFAULT_POSITIONS;
   C.t0 = now();
   C.deadline = C.t0 + (q->max_seconds > 0 ? q->max_seconds : DEFAULT_SECONDS);
-  C.phase0 = g0->v.vs->phase_seq;
+  C.phase0 = -1;
   if (C.jobs > 1) {
     run_jobs(&C, g0, res);
   } else {
@@ -697,6 +746,9 @@ static const char *answer_word(const reach_query *q, const reach_result *res) {
   return "unknown";
 }
 
+/* --ints ends explores fewer answers: a "no" or a "yes, always" is then not a proof. */
+#define ENDS_NOTE(q) ((q)->ends ? " with integer answers at the ends of their ranges only: not a proof over every answer" : "")
+
 void reach_format(const reach_query *q, const reach_result *res, bool json, strbuf *out) {
   double rate = res->seconds > 0 ? (double)res->positions / res->seconds : 0;
   strbuf b = {0};
@@ -709,6 +761,8 @@ void reach_format(const reach_query *q, const reach_result *res, bool json, strb
     static const char *const verdicts[] = {"found", "exhausted", "budget", "error"};
     sb_printf(out, ",\"answer\":\"%s\",\"verdict\":\"%s\",\"positions\":%llu,\"steps\":%llu,\"chance_events\":%llu,", answer_word(q, res),
               verdicts[res->verdict], (unsigned long long)res->positions, (unsigned long long)res->steps, (unsigned long long)res->chance);
+    sb_printf(out, "\"ints\":\"%s\",\"proof\":%s,", q->ends ? "ends" : "all",
+              res->verdict == REACH_FOUND || (res->verdict == REACH_EXHAUSTED && !q->ends) ? "true" : "false");
     sb_printf(out, "\"seconds\":%.3f,\"positions_per_second\":%.0f,\"decisions\":%d,\"outcomes\":%d,\"stop\":", res->seconds, rate,
               res->depth, outcomes_of(res));
     sb_json_str(out, res->stop);
@@ -729,9 +783,9 @@ void reach_format(const reach_query *q, const reach_result *res, bool json, strb
     sb_printf(out, "no: a counterexample %s, after %d decisions and %d random outcomes. Replay it in the console:\n", b.s, res->depth,
               outcomes_of(res));
   else if (res->verdict == REACH_EXHAUSTED && q->mode == REACH_CAN)
-    sb_printf(out, "no: no line reaches it %s (every line explored)\n", b.s);
+    sb_printf(out, "no: no line reaches it %s (every line explored%s)\n", b.s, ENDS_NOTE(q));
   else if (res->verdict == REACH_EXHAUSTED)
-    sb_printf(out, "yes: it holds at every position reachable %s (every line explored)\n", b.s);
+    sb_printf(out, "yes: it holds at every position reachable %s (every line explored%s)\n", b.s, ENDS_NOTE(q));
   else
     sb_printf(out, "%s: %s before every line %s was explored, and none %s (not a proof)\n", ans, res->stop[0] ? res->stop : "the search stopped",
               b.s, q->mode == REACH_CAN ? "reached it" : "broke it");
