@@ -66,6 +66,7 @@ typedef struct repl {
   const char *sandbox; /* save/load: plain file names in this directory only (the fuzzer), or NULL */
   char **origin;       /* the commands that made the current position (`new`/`load`, then each change), for verify's witness */
   int norigin, caporigin;
+  bool quiet_start;    /* mentat verify: the commands that make the start position say nothing unless they fail */
   bool origin_known;   /* false after undo, redo or switch: the position's history is not a script any more */
 } repl;
 

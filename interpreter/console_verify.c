@@ -25,7 +25,7 @@ int repl_cmd_verify(repl *R, int argc, char **argv) {
   sb_free(&e);
   strbuf out = {0};
   if (!R->origin_known && res.nlines) sb_puts(&out, "(the line starts at the current position: its history was undone or switched)\n");
-  reach_format(&q, &res, false, &out);
+  reach_format(&q, &res, q.json && !R->json, &out); /* verify ... --json in a text console: the object as the answer */
   if (out.n && out.s[out.n - 1] == '\n') out.s[--out.n] = 0;
   say(R, "%s", out.s);
   if (R->json) {
@@ -94,7 +94,7 @@ static int start_script(const char *from, const char *factions, const char *seed
   return 0;
 }
 
-int verify_main(int argc, char **argv, const char *default_pack) {
+int repl_verify_main(int argc, char **argv, const char *default_pack) {
   repl_options o = {.pack = default_pack};
   const char *variants[32], *packs[32], *from = NULL, *factions = NULL, *seed = NULL, *turns = NULL;
   strbuf query = {0};
@@ -132,6 +132,7 @@ int verify_main(int argc, char **argv, const char *default_pack) {
   o.variants = variants;
   o.packs = packs;
   o.json = json;
+  o.no_summary = true;
   strbuf script = {0};
   if (start_script(from, factions, seed, turns, o.advanced, &script) < 0) {
     sb_free(&query);

@@ -831,7 +831,7 @@ int main(int argc, char **argv) {
     for (int i = 2; i + 1 < argc; i++)
       if (!strcmp(argv[i], "--components") || !strcmp(argv[i], "--rules")) dir = argv[i + 1];
     if (!dir && !(dir = find_pack(pack, sizeof pack))) return EX_IOERR;
-    return !strcmp(cmd, "verify") ? verify_main(argc - 1, argv + 1, dir) : repl_main(argc - 1, argv + 1, dir);
+    return !strcmp(cmd, "verify") ? repl_verify_main(argc - 1, argv + 1, dir) : repl_main(argc - 1, argv + 1, dir);
   }
   static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "simulate", "compare", "merge", "diff", "graph", "verify", "help"};
   const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);

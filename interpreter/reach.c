@@ -59,7 +59,7 @@ typedef struct ctx {
   tt_entry *tt;
   size_t tcap, tn;
   uint64_t positions, steps, chance, maxpos;
-  int deepest;
+  int deepest, found_depth; /* found_depth: the witness's decisions */
   double t0, deadline;
   bool stopped, found, cut, split;
   char stop[256];
@@ -134,8 +134,10 @@ static void add_line(ctx *C, const char *head, const char *s) {
 static void make_witness(ctx *C, int depth) {
   for (int i = 0; i < C->nstart; i++) add_line(C, "", C->start[i]);
   add_line(C, "", C->q->keep_order ? "chance on --keep-order" : "chance on");
+  C->found_depth = 0;
   for (int i = 0; i <= depth; i++) {
     line_step *s = &C->line[i];
+    C->found_depth += s->cmd.n > 3 && !strncmp(s->cmd.s, "do ", 3);
     if (s->pre.n) add_line(C, "chance ", s->pre.s);
     if (s->cmd.n) add_line(C, "", s->cmd.s);
     for (char *l = s->post.s; l && *l;) { /* a top card decided where nothing runs: put it there */
@@ -483,8 +485,7 @@ static void result_of(ctx *C, reach_result *res) {
     res->nlines = C->nwitness;
     C->witness = NULL;
     C->nwitness = 0;
-    res->depth = 0;
-    for (int i = 0; i < res->nlines; i++) res->depth += !strncmp(res->lines[i], "do ", 3);
+    res->depth = C->found_depth;
   } else if (C->stopped && res->verdict == REACH_EXHAUSTED) {
     res->verdict = REACH_BUDGET;
     snprintf(res->stop, sizeof res->stop, "%s", C->stop);
@@ -508,7 +509,7 @@ static void ctx_free(ctx *C) {
 /* A worker's result on its pipe: a header line, then the witness's lines. */
 static void send_result(int fd, ctx *C) {
   strbuf b = {0};
-  sb_printf(&b, "%d %d %llu %llu %llu %d %d\n", C->found, C->stopped, (unsigned long long)C->positions, (unsigned long long)C->steps,
+  sb_printf(&b, "%d %d %d %llu %llu %llu %d %d\n", C->found, C->found_depth, C->stopped, (unsigned long long)C->positions, (unsigned long long)C->steps,
             (unsigned long long)C->chance, C->deepest, C->nwitness);
   sb_printf(&b, "%s\n", C->stop);
   for (int i = 0; i < C->nwitness; i++) sb_printf(&b, "%s\n", C->witness[i]);
@@ -521,15 +522,15 @@ static void send_result(int fd, ctx *C) {
 }
 
 static bool read_result(FILE *f, ctx *C) {
-  int found, stopped, nw, deepest;
+  int found, fdepth, stopped, nw, deepest;
   unsigned long long pos, steps, chance;
   char buf[8192];
-  if (!fgets(buf, sizeof buf, f) || sscanf(buf, "%d %d %llu %llu %llu %d %d", &found, &stopped, &pos, &steps, &chance, &deepest, &nw) != 7)
+  if (!fgets(buf, sizeof buf, f) || sscanf(buf, "%d %d %d %llu %llu %llu %d %d", &found, &fdepth, &stopped, &pos, &steps, &chance, &deepest, &nw) != 8)
     return false;
   if (!fgets(buf, sizeof buf, f)) return false;
   buf[strcspn(buf, "\n")] = 0;
   snprintf(C->stop, sizeof C->stop, "%.200s", buf);
-  C->found = found, C->stopped = stopped, C->positions = pos, C->steps = steps, C->chance = chance, C->deepest = deepest;
+  C->found = found, C->found_depth = fdepth, C->stopped = stopped, C->positions = pos, C->steps = steps, C->chance = chance, C->deepest = deepest;
   for (int i = 0; i < nw && fgets(buf, sizeof buf, f); i++) {
     buf[strcspn(buf, "\n")] = 0;
     add_line(C, "", buf);

@@ -447,6 +447,7 @@ static void caret(repl *R, const char *line, FILE *out) {
 }
 
 static void emit(repl *R, FILE *out) {
+  if (R->quiet_start && R->ok && R->cmd_line && strncmp(R->cmd_line, "verify", 6)) return; /* mentat verify: its answer only */
   if (R->json) {
     strbuf j = {0};
     sb_printf(&j, "{\"ok\":%s", R->ok ? "true" : "false");
@@ -772,6 +773,7 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   R->advanced = o->rules ? o->rules->advanced : o->advanced;
   if (o->rules) R->r = (mt_rules *)(uintptr_t)game_rules_retain(o->rules);
   R->file = script;
+  R->quiet_start = o->no_summary;
   int prev_ok = 1;
   bool interactive = !script && in == stdin && isatty(0);
   char histfile[4096] = "";
@@ -894,7 +896,7 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   }
   sb_free(&cmdline);
   int failed = R->failures + R->errors;
-  if (script && !R->json) fprintf(out, "%s: %d failed\n", script, failed);
+  if (script && !R->json && !o->no_summary) fprintf(out, "%s: %d failed\n", script, failed);
   sb_free(&R->out);
   sb_free(&R->log);
   sb_free(&R->jextra);

@@ -8,7 +8,7 @@
 int repl_main(int argc, char **argv, const char *default_pack);
 /* `mentat verify [pack options] [--factions a,b] [--seed N] [--from SAVE|SCRIPT] [--json] QUERY`: the
  * start position made by the console (`new`, `load SAVE`, or the script), then its `verify QUERY`. */
-int verify_main(int argc, char **argv, const char *default_pack);
+int repl_verify_main(int argc, char **argv, const char *default_pack);
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -25,6 +25,8 @@ typedef struct repl_options {
   bool json;                       /* one JSON object per command */
   const char *sandbox;             /* save/load take plain file names, in this directory (or NULL) */
   const mt_rules *rules;           /* already compiled rules of PACK to start with, or NULL */
+  bool no_summary;                 /* mentat verify: no "SCRIPT: N failed" line at the end, and commands that
+                                      succeed print nothing but `verify`'s answer */
 } repl_options;
 
 /* Runs console commands from IN, answers to OUT; SCRIPT names IN in messages

@@ -33,5 +33,10 @@ echo "== the same, two jobs:"
 "$BUILD/mentat" simulate --games 2000 --seed 1 --jobs 2 | head -2
 echo "== search bots in every seat (each decision: 4 rounds of playouts, 8 decisions deep, over the heuristic's 4 best answers), one core:"
 "$BUILD/mentat" simulate --games 2 --seed 1 --bots search --no-invariants | head -1
+echo "== verify (positions/s): the hand-limit proof over a bidding phase (every answer, every card), one core, then two jobs:"
+"$BUILD/mentat" verify --from tests/fixtures/verify/harkonnen-six.mentat always 'all(f in factions: hand_count(f) <= max_hand(f))' this phase | tail -1
+"$BUILD/mentat" verify --from tests/fixtures/verify/harkonnen-six.mentat always 'all(f in factions: hand_count(f) <= max_hand(f))' this phase --jobs 2 | tail -1
+echo "== verify from the setup: can the Fremen win alone by turn 2 (a witness over seat, traitor and card draws):"
+"$BUILD/mentat" verify --seed 1 can 'fremen in winners and count(winners) == 1' by turn 2 --for fremen | tail -1
 echo "== the bot ladder: search, heuristic and random in mixed seats, ${LADDER_GAMES:-210} games (make bench LADDER_GAMES=N), two jobs:"
 sh tests/bench/ladder.sh "$BUILD" "${LADDER_GAMES:-210}" 1 2
