@@ -27,7 +27,8 @@ int repl_cmd_verify(repl *R, int argc, char **argv) {
   if (!R->origin_known && res.nlines) sb_puts(&out, "(the line starts at the current position: its history was undone or switched)\n");
   reach_format(&q, &res, q.json && !R->json, &out); /* verify ... --json in a text console: the object as the answer */
   if (out.n && out.s[out.n - 1] == '\n') out.s[--out.n] = 0;
-  say(R, "%s", out.s);
+  if (res.verdict == REACH_ERROR) fail(R, "%s", out.s);
+  else say(R, "%s", out.s);
   if (R->json) {
     strbuf j = {0};
     reach_format(&q, &res, true, &j);
@@ -35,8 +36,9 @@ int repl_cmd_verify(repl *R, int argc, char **argv) {
     sb_free(&j);
   }
   sb_free(&out);
+  int rc = res.verdict == REACH_ERROR ? -1 : 0;
   reach_result_free(&res);
-  return 0;
+  return rc;
 }
 
 /* ---- the position's history, for witnesses ----------------------------------------------- */

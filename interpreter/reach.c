@@ -60,6 +60,9 @@ typedef struct ctx {
   size_t tcap, tn;
   uint64_t positions, steps, chance, maxpos;
   int deepest, found_depth; /* found_depth: the witness's decisions */
+  char error[512];          /* the condition could not be evaluated (the search stops) */
+  uint64_t failed;          /* lines on which the rules failed (a runtime error) */
+  char fail_text[512];      /* the first of them */
   double t0, deadline;
   bool stopped, found, cut, split;
   char stop[256];
@@ -181,6 +184,11 @@ static bool decides(const ctx *C, const mt_game *g) {
 
 static bool budget_out(ctx *C) {
   if (C->stopped) return true;
+  if (C->error[0]) {
+    C->stopped = true;
+    snprintf(C->stop, sizeof C->stop, "%.250s", C->error);
+    return true;
+  }
   if (C->positions >= C->maxpos) {
     C->stopped = true;
     snprintf(C->stop, sizeof C->stop, "the budget of %llu positions ran out", (unsigned long long)C->maxpos);
@@ -244,11 +252,16 @@ static bool settle(ctx *C, mt_game *g, settled *s) {
   memset(s, 0, sizeof *s);
   int64_t v = 0;
   strbuf err = {0};
-  bool ok = vm_eval(&g->v, C->fn, NULL, 0, &v, &err);
+  bool ok = vm_eval_at(&g->v, C->fn, NULL, 0, &v, &err, g->r->d);
+  if (mt_chance_need(g, NULL, 0, &(int){0}, NULL, 0, NULL) != MT_CHANCE_NONE) {
+    sb_free(&err);
+    return false;
+  }
+  if (!ok && !C->error[0]) /* the condition fails to evaluate here: the search stops and says so */
+    snprintf(C->error, sizeof C->error, "the condition cannot be evaluated at a position reached: %s", err.s ? err.s : "?");
   sb_free(&err);
-  if (mt_chance_need(g, NULL, 0, &(int){0}, NULL, 0, NULL) != MT_CHANCE_NONE) return false;
   s->holds = ok && v != 0;
-  if (!ok) s->holds = C->q->mode == REACH_ALWAYS; /* a query that cannot be evaluated here neither holds nor fails */
+  if (!ok) s->holds = C->q->mode == REACH_ALWAYS; /* neither a witness nor a counterexample */
   if (mt_status(g) != MT_WAITING) return true;
   if (decides(C, g)) {
     size_t cap = 256, n;
@@ -332,6 +345,9 @@ static bool branch(ctx *C, const mt_game *parent, const mt_choice *a, const char
   if (!need && a && rc < 0 && mt_status(g) == MT_WAITING) { /* refused (a listed answer should not be) */
     C->level--;
     return false;
+  }
+  if (!need && mt_status(g) == MT_FAILED) { /* the rules fail on this line: counted, the first one said */
+    if (!C->failed++) snprintf(C->fail_text, sizeof C->fail_text, "%s (after: %s)", mt_error(g), cmd ? cmd : "the start");
   }
   if (!need && mt_status(g) != MT_FAILED && !settle(C, g, &s)) need = mt_chance_need(g, opts, 512, &n, NULL, 0, NULL) != MT_CHANCE_NONE;
   if (need) {
@@ -486,10 +502,15 @@ static void result_of(ctx *C, reach_result *res) {
     C->witness = NULL;
     C->nwitness = 0;
     res->depth = C->found_depth;
+  } else if (C->error[0] && res->verdict != REACH_FOUND) {
+    res->verdict = REACH_ERROR;
+    snprintf(res->stop, sizeof res->stop, "%.250s", C->error);
   } else if (C->stopped && res->verdict == REACH_EXHAUSTED) {
     res->verdict = REACH_BUDGET;
     snprintf(res->stop, sizeof res->stop, "%s", C->stop);
   }
+  if (C->failed && !res->failed) snprintf(res->fail_text, sizeof res->fail_text, "%s", C->fail_text);
+  res->failed += C->failed;
 }
 
 static void ctx_free(ctx *C) {
@@ -509,9 +530,9 @@ static void ctx_free(ctx *C) {
 /* A worker's result on its pipe: a header line, then the witness's lines. */
 static void send_result(int fd, ctx *C) {
   strbuf b = {0};
-  sb_printf(&b, "%d %d %d %llu %llu %llu %d %d\n", C->found, C->found_depth, C->stopped, (unsigned long long)C->positions, (unsigned long long)C->steps,
-            (unsigned long long)C->chance, C->deepest, C->nwitness);
-  sb_printf(&b, "%s\n", C->stop);
+  sb_printf(&b, "%d %d %d %llu %llu %llu %d %d %llu\n", C->found, C->found_depth, C->stopped, (unsigned long long)C->positions,
+            (unsigned long long)C->steps, (unsigned long long)C->chance, C->deepest, C->nwitness, (unsigned long long)C->failed);
+  sb_printf(&b, "%s\n%s\n%s\n", C->stop, C->error, C->fail_text);
   for (int i = 0; i < C->nwitness; i++) sb_printf(&b, "%s\n", C->witness[i]);
   for (size_t off = 0; off < b.n;) {
     ssize_t w = write(fd, b.s + off, b.n - off);
@@ -523,13 +544,18 @@ static void send_result(int fd, ctx *C) {
 
 static bool read_result(FILE *f, ctx *C) {
   int found, fdepth, stopped, nw, deepest;
-  unsigned long long pos, steps, chance;
+  unsigned long long pos, steps, chance, failed;
   char buf[8192];
-  if (!fgets(buf, sizeof buf, f) || sscanf(buf, "%d %d %d %llu %llu %llu %d %d", &found, &fdepth, &stopped, &pos, &steps, &chance, &deepest, &nw) != 8)
+  if (!fgets(buf, sizeof buf, f) || sscanf(buf, "%d %d %d %llu %llu %llu %d %d %llu", &found, &fdepth, &stopped, &pos, &steps, &chance, &deepest, &nw, &failed) != 9)
     return false;
-  if (!fgets(buf, sizeof buf, f)) return false;
-  buf[strcspn(buf, "\n")] = 0;
-  snprintf(C->stop, sizeof C->stop, "%.200s", buf);
+  char *into[3] = {C->stop, C->error, C->fail_text};
+  size_t cap[3] = {sizeof C->stop, sizeof C->error, sizeof C->fail_text};
+  for (int k = 0; k < 3; k++) {
+    if (!fgets(buf, sizeof buf, f)) return false;
+    buf[strcspn(buf, "\n")] = 0;
+    snprintf(into[k], cap[k], "%.250s", buf);
+  }
+  C->failed = failed;
   C->found = found, C->found_depth = fdepth, C->stopped = stopped, C->positions = pos, C->steps = steps, C->chance = chance, C->deepest = deepest;
   for (int i = 0; i < nw && fgets(buf, sizeof buf, f); i++) {
     buf[strcspn(buf, "\n")] = 0;
@@ -767,6 +793,8 @@ void reach_format(const reach_query *q, const reach_result *res, bool json, strb
     sb_printf(out, "\"seconds\":%.3f,\"positions_per_second\":%.0f,\"decisions\":%d,\"outcomes\":%d,\"stop\":", res->seconds, rate,
               res->depth, outcomes_of(res));
     sb_json_str(out, res->stop);
+    sb_printf(out, ",\"rule_failures\":%llu,\"first_failure\":", (unsigned long long)res->failed);
+    sb_json_str(out, res->fail_text);
     sb_puts(out, ",\"witness\":[");
     for (int i = 0; i < res->nlines; i++) {
       if (i) sb_puts(out, ",");
@@ -787,10 +815,15 @@ void reach_format(const reach_query *q, const reach_result *res, bool json, strb
     sb_printf(out, "no: no line reaches it %s (every line explored%s)\n", b.s, ENDS_NOTE(q));
   else if (res->verdict == REACH_EXHAUSTED)
     sb_printf(out, "yes: it holds at every position reachable %s (every line explored%s)\n", b.s, ENDS_NOTE(q));
+  else if (res->verdict == REACH_ERROR)
+    sb_printf(out, "error: %s\n", res->stop);
   else
     sb_printf(out, "%s: %s before every line %s was explored, and none %s (not a proof)\n", ans, res->stop[0] ? res->stop : "the search stopped",
               b.s, q->mode == REACH_CAN ? "reached it" : "broke it");
   for (int i = 0; i < res->nlines; i++) sb_printf(out, "  %s\n", res->lines[i]);
+  if (res->failed)
+    sb_printf(out, "%llu line(s) ended in a runtime error of the rules, not followed further; the first: %s\n",
+              (unsigned long long)res->failed, res->fail_text);
   sb_printf(out, "explored %llu positions (%llu steps, %llu random events branched on, lines up to %d steps) in %.2f s: %.0f positions/s",
             (unsigned long long)res->positions, (unsigned long long)res->steps, (unsigned long long)res->chance, res->deepest, res->seconds, rate);
   sb_free(&b);

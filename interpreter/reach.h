@@ -43,6 +43,8 @@ typedef struct reach_result {
   int deepest;                 /* the most decisions on any line explored */
   double seconds;
   char stop[256];              /* why the search stopped, in words */
+  uint64_t failed;             /* lines on which the rules hit a runtime error (not followed further) */
+  char fail_text[512];         /* the first such error */
   char **lines;                /* the witness: console lines from the start position */
   int nlines;
 } reach_result;

@@ -114,6 +114,7 @@ err "a bad bound" "by turn T: T is a turn from 1 to 1000" --seed 1 can true by t
 err "no condition" "needs a condition" --seed 1 can
 err "no query" "usage: mentat verify" --seed 1
 err "a missing start file" "cannot open" --from "$TMP/none.mentat" can true
+err "a condition that fails to evaluate stops the search" "the condition cannot be evaluated at a position reached: <verify>:1:4: runtime error: division by zero" --seed 1 can '10 / turn > 3' within 5 decisions
 
 # 7. the console
 cat >"$TMP/console.mentat" <<EOT
