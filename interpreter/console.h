@@ -62,6 +62,8 @@ typedef struct repl {
     mt_game *g;
   } branches[32];
   int nbranches;
+  char *chance_q[VM_CHANCE_PLAN]; /* `chance W...`: outcome words for the next command that runs the game */
+  int nchance_q;
   FILE *outf;          /* where answers go */
   const char *sandbox; /* save/load: plain file names in this directory only (the fuzzer), or NULL */
 } repl;
@@ -149,5 +151,14 @@ int repl_cmd_expect(repl *R, int argc, char **argv, const char *rest, int prev_o
 int repl_cmd_explain(repl *R, int argc, char **argv);
 int repl_cmd_rules_query(repl *R, int argc, char **argv);
 int repl_cmd_why(repl *R, const char *rest);
+
+/* console_chance.c: chance as choice */
+typedef int (*repl_step_fn)(repl *R, void *ctx);
+int repl_cmd_chance(repl *R, int argc, char **argv);
+int repl_chance_retry(repl *R, const mt_game *before, uint64_t bot_rng, repl_step_fn run, void *ctx);
+int repl_chance_blocked(repl *R, mt_game *g);
+bool repl_chance_pending(mt_game *g);
+int repl_chance_query_done(repl *R, int rc);
+void repl_chance_forget_queue(repl *R);
 
 #endif
