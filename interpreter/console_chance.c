@@ -49,6 +49,20 @@ static void outcomes_text(const mt_game *g, const question *q, strbuf *b) {
   if (q->n > SHOWN_OUTCOMES) sb_printf(b, " and %d more", q->n - SHOWN_OUTCOMES);
 }
 
+/* Q as JSON members for --json: ,"chance_need":{"what":...,"outcomes":[every one],"given":GIVEN}. */
+static void question_json(const mt_game *g, const question *q, int given, strbuf *j) {
+  sb_puts(j, ",\"chance_need\":{\"what\":");
+  sb_json_str(j, q->what);
+  sb_puts(j, ",\"outcomes\":[");
+  for (int i = 0; i < q->n; i++) {
+    char w[96];
+    mt_chance_format(g, q->out[i], w, sizeof w);
+    sb_puts(j, i ? "," : "");
+    sb_json_str(j, w);
+  }
+  sb_printf(j, "],\"given\":%d}", given);
+}
+
 /* The piles with undecided cards: "treachery_deck 33 of 33, ..."; how many. */
 static int undecided_text(const mt_game *g, strbuf *b, bool json) {
   int k = 0;
@@ -192,7 +206,8 @@ static void restore(repl *R, const mt_game *before, uint64_t bot_rng, const text
 
 /* What to say when the queued outcomes run out at question Q, the first NP
  * of them taken: what the rules draw, the possible outcomes, how to give one. */
-static void ask_text(repl *R, const question *q, int np, strbuf *msg) {
+static void ask_text(repl *R, const question *q, int np, strbuf *msg, strbuf *json) {
+  question_json(R->g, q, np, json);
   sb_printf(msg, "the rules draw by chance here: %s", q->what);
   if (np) sb_printf(msg, " (after the %d outcome%s given)", np, np == 1 ? "" : "s");
   if (np == VM_CHANCE_PLAN) {
@@ -208,13 +223,13 @@ static void ask_text(repl *R, const question *q, int np, strbuf *msg) {
 
 /* The next queued word as the outcome of question Q, added to PLAN: 0; or -1
  * with MSG saying why the command cannot go on. */
-static int take_word(repl *R, const question *q, int64_t *plan, int *np, strbuf *msg) {
+static int take_word(repl *R, const question *q, int64_t *plan, int *np, strbuf *msg, strbuf *json) {
   if (q->bad) {
     sb_printf(msg, "the outcome given for %s was refused when the command ran again: it did not run the same way twice", q->what);
     return -1;
   }
   if (*np >= R->nchance_q || *np >= VM_CHANCE_PLAN) {
-    ask_text(R, q, *np, msg);
+    ask_text(R, q, *np, msg, json);
     return -1;
   }
   char err[1024];
@@ -246,17 +261,18 @@ int repl_chance_retry(repl *R, const mt_game *before, uint64_t bot_rng, repl_ste
   text_mark m = mark_text(R);
   int64_t plan[VM_CHANCE_PLAN];
   int np = 0, rc;
-  strbuf msg = {0};
+  strbuf msg = {0}, json = {0};
   for (;;) {
     mt_chance_plan(R->g, plan, np);
     rc = run(R, ctx);
     question q;
     if (!question_of(R->g, &q)) break;
-    int took = take_word(R, &q, plan, &np, &msg);
+    int took = take_word(R, &q, plan, &np, &msg, &json);
     mt_free(q.out);
     restore(R, before, bot_rng, &m);
     if (took < 0) {
       rc = fail(R, "%s", msg.s);
+      if (json.s) sb_puts(&R->jextra, json.s);
       break;
     }
   }
@@ -269,6 +285,7 @@ int repl_chance_retry(repl *R, const mt_game *before, uint64_t bot_rng, repl_ste
     rc = fail(R, "%s", msg.s);
   }
   sb_free(&msg);
+  sb_free(&json);
   mt_chance_plan(R->g, NULL, 0);
   repl_chance_forget_queue(R);
   return rc;
@@ -291,12 +308,13 @@ int repl_chance_blocked(repl *R, mt_game *g) {
   outcomes_text(g, &q, &b);
   sb_puts(&b, "\n  a question does not decide it: give the outcome with 'chance OUTCOME', then a command that runs the game "
               "(do, run, phase, offer)");
-  mt_free(q.out);
-  mt_chance_plan(g, NULL, 0);
   cut(&R->out, 0);
   cut(&R->jextra, 0);
   R->jtext = false;
   fail(R, "%s", b.s);
+  question_json(g, &q, 0, &R->jextra);
+  mt_free(q.out);
+  mt_chance_plan(g, NULL, 0);
   sb_free(&b);
   return -1;
 }
