@@ -160,5 +160,6 @@ int repl_chance_blocked(repl *R, mt_game *g);
 bool repl_chance_pending(mt_game *g);
 int repl_chance_query_done(repl *R, int rc);
 void repl_chance_forget_queue(repl *R);
+void repl_chance_replaced(repl *R, const char *cmd);
 
 #endif

@@ -91,6 +91,14 @@ void repl_chance_forget_queue(repl *R) {
   R->nchance_q = 0;
 }
 
+/* After command CMD: the outcomes queued were for the game it replaced (new,
+ * load, undo, redo, switch), so they are dropped. */
+void repl_chance_replaced(repl *R, const char *cmd) {
+  static const char *const replacing[] = {"new", "load", "undo", "redo", "switch"};
+  for (size_t i = 0; i < sizeof replacing / sizeof *replacing; i++)
+    if (!strcmp(cmd, replacing[i])) repl_chance_forget_queue(R);
+}
+
 /* `chance`: on or off, the queued outcomes, the undecided piles (JSON: "chance",
  * "queued", "undecided"). */
 static int chance_status(repl *R) {
@@ -304,7 +312,7 @@ int repl_chance_blocked(repl *R, mt_game *g) {
   question q;
   if (!question_of(g, &q)) return 0;
   strbuf b = {0};
-  sb_printf(&b, "this depends on chance: the rules draw %s, not decided yet\n  possible outcomes (%d): ", q.what, q.n);
+  sb_printf(&b, "this depends on chance, not decided yet: %s\n  possible outcomes (%d): ", q.what, q.n);
   outcomes_text(g, &q, &b);
   sb_puts(&b, "\n  a question does not decide it: give the outcome with 'chance OUTCOME', then a command that runs the game "
               "(do, run, phase, offer)");

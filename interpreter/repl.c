@@ -321,6 +321,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   char *copy = mt_strdup(line);
   char **argv = mt_calloc(MAX_WORDS + 1, sizeof *argv);
   int rc = dispatch_words(R, line, copy, argv, prev_ok);
+  if (argv[0]) repl_chance_replaced(R, argv[0]);
   mt_free(argv);
   mt_free(copy);
   return rc;
