@@ -1022,6 +1022,33 @@ int board_pile_fix(const board_layout *L, unsigned char *st, int slot, int card)
   return BOARD_OK;
 }
 
+void board_pile_set_unknown(const board_layout *L, unsigned char *st, int slot, int u) {
+  if (slot < 0 || slot >= L->npile_slots) return;
+  int n = pile_n(L, st)[slot];
+  pile_u(L, st)[slot] = (int16_t)(u < 0 ? 0 : u > n ? n : u);
+  unknown_sort(L, st, slot);
+}
+
+/* A Fisher-Yates pass over the unknown positions 0..U-1 only: the decided
+ * cards above them stay where they are. */
+int board_pile_settle(const board_layout *L, unsigned char *st, int slot) {
+  int16_t byp[BOARD_MAX_CARDS];
+  if (slot < 0 || slot >= L->npile_slots) return 0;
+  int16_t *cp = card_pile(L, st), *cpos = card_pos(L, st);
+  int u = pile_u(L, st)[slot];
+  for (int c = 0; c < L->def->ncards; c++)
+    if (cp[c] == slot && cpos[c] < u) byp[cpos[c]] = (int16_t)c;
+  for (int i = u - 1; i > 0; i--) {
+    int j = (int)board_rng_below(L, st, (uint64_t)i + 1);
+    int16_t t = byp[i];
+    byp[i] = byp[j];
+    byp[j] = t;
+  }
+  for (int i = 0; i < u; i++) cpos[byp[i]] = (int16_t)i;
+  pile_u(L, st)[slot] = 0;
+  return u;
+}
+
 void board_pile_shuffle(const board_layout *L, unsigned char *st, int slot) {
   int16_t byp[BOARD_MAX_CARDS];
   if (slot < 0 || slot >= L->npile_slots) return;

@@ -452,6 +452,13 @@ void board_pile_forget(const board_layout *L, unsigned char *st, int pile_slot);
 /* Decides the highest unknown position: CARD, which must lie in the unknown
  * part, goes to position U-1 and U drops by one.  BOARD_ERANGE otherwise. */
 int board_pile_fix(const board_layout *L, unsigned char *st, int pile_slot, int card);
+/* The bottom U cards of the pile become its unknown part (U clipped to
+ * 0..the pile's size), put in card order: a saved position read back. */
+void board_pile_set_unknown(const board_layout *L, unsigned char *st, int pile_slot, int u);
+/* Draws the order of the pile's unknown part from the state's generator and
+ * leaves nothing unknown: chance as choice turned off.  Returns how many
+ * cards were unknown. */
+int board_pile_settle(const board_layout *L, unsigned char *st, int pile_slot);
 
 /* Leaders. */
 board_leader_state board_leader_get(const board_layout *L, const unsigned char *st, int leader);

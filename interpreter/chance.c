@@ -88,7 +88,7 @@ int mt_chance_need(mt_game *g, int64_t *out, int cap, int *n, char *what, size_t
     }
     if (what) {
       char pile[96];
-      pile[vm_format_value_buf(&g->v, TY_PILE, ch->slot, pile, sizeof pile - 1)] = 0;
+      pile[vm_format_value_buf(&g->v, TY_PILE, ch->slot, pile, sizeof pile - 1)] = 0; /* it writes no NUL */
       snprintf(what, whatlen, "the card at position %d of %s (%d undecided)", u, pile, u);
     }
     return MT_CHANCE_CARD;

@@ -62,6 +62,8 @@ typedef struct repl {
     mt_game *g;
   } branches[32];
   int nbranches;
+  char *chance_q[VM_CHANCE_PLAN]; /* `chance W...`: outcome words for the next command that runs the game */
+  int nchance_q;
   FILE *outf;          /* where answers go */
   const char *sandbox; /* save/load: plain file names in this directory only (the fuzzer), or NULL */
   char **origin;       /* the commands that made the current position (`new`/`load`, then each change), for verify's witness */
@@ -158,5 +160,15 @@ int repl_cmd_why(repl *R, const char *rest);
 int repl_cmd_verify(repl *R, int argc, char **argv);
 void repl_origin_reset(repl *R, const char *line);
 void repl_origin_add(repl *R, const char *line);
+
+/* console_chance.c: chance as choice */
+typedef int (*repl_step_fn)(repl *R, void *ctx);
+int repl_cmd_chance(repl *R, int argc, char **argv);
+int repl_chance_retry(repl *R, const mt_game *before, uint64_t bot_rng, repl_step_fn run, void *ctx);
+int repl_chance_blocked(repl *R, mt_game *g);
+bool repl_chance_pending(mt_game *g);
+int repl_chance_query_done(repl *R, int rc);
+void repl_chance_forget_queue(repl *R);
+void repl_chance_replaced(repl *R, const char *cmd);
 
 #endif

@@ -52,6 +52,7 @@ int repl_cmd_winner(repl *R) {
       if (w->width == 2) winners |= (int64_t)((uint64_t)(uint32_t)board_var_get(LAY(R), ST(R), w->board_var, 0, 1) << 32);
       if (vv >= 0) victory = board_var_get(LAY(R), ST(R), p->vars[vv].board_var, 0, 0);
     }
+    if (rc < 0) repl_chance_blocked(R, R->g); /* the copy met a random event: say so */
     mt_game_free(R->g);
     R->g = saved;
     R->bots = saved_bots;
@@ -283,6 +284,7 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where) {
     n++;
     if (mt_apply(g, &x, NULL) < 0) break;
   }
+  if (repl_chance_pending(g)) return g; /* stopped at a random event: repl_cmd_why says so */
   st = mt_status(g);
   sb_printf(where, "%s is not offered %s %s", fac, act,
             st == MT_FINISHED ? "before the game ends"
@@ -307,6 +309,13 @@ int repl_cmd_why(repl *R, const char *rest) {
   char perr[256];
   mt_game *at = NULL;
   if (game_parse_action(R->g, rest, &c, perr, sizeof perr) >= 0) at = decision_point(R, &c, &where);
+  if (at && repl_chance_pending(at)) { /* on the way there, a random event that has no outcome yet */
+    repl_chance_blocked(R, at);
+    mt_game_free(at);
+    sb_free(&where);
+    repl_attach(R, R->g);
+    return -1;
+  }
   mt_game *g = at ? at : R->g;
   int rc = explain_why(g, rest, R->json, &b);
   if (rc < 0) {
@@ -344,6 +353,7 @@ int repl_cmd_why(repl *R, const char *rest) {
   sb_free(&b);
   sb_free(&where);
   if (at) {
+    if (repl_chance_blocked(R, at) < 0) rc = -1;
     mt_game_free(at);
     repl_attach(R, R->g);
   }

@@ -16,7 +16,9 @@ int repl_advance(repl *R, int mode) {
   if (st == MT_PAUSED || st == VM_IDLE) st = vm_run(&R->g->v);
   while (st == MT_WAITING && mode == 1 && guard++ < 1000000) {
     mt_choice c;
-    if (!bot_choice(R, &c)) {
+    bool chose = bot_choice(R, &c);
+    if (repl_chance_pending(R->g)) return fail(R, "a random event needs an outcome"); /* the bot's listing met it: run again */
+    if (!chose) {
       if (mt_decision_error(R->g)) return fail(R, "%s", mt_decision_error(R->g));
       return fail(R, "%s has no legal answer to '%s' (rule %s)", mt_pending(R->g)->faction, mt_pending(R->g)->prompt,
                   mt_pending(R->g)->rule);
@@ -127,7 +129,9 @@ int repl_cmd_run(repl *R, int argc, char **argv) {
       if (mt_start(R->g) == MT_FAILED) return fail(R, "%s", mt_error(R->g));
     } else if (st == MT_WAITING) {
       mt_choice c;
-      if (!bot_choice(R, &c)) return fail(R, "%s", mt_decision_error(R->g) ? mt_decision_error(R->g) : "no legal answer");
+      bool chose = bot_choice(R, &c);
+      if (repl_chance_pending(R->g)) return fail(R, "a random event needs an outcome"); /* the bot's listing met it: run again */
+      if (!chose) return fail(R, "%s", mt_decision_error(R->g) ? mt_decision_error(R->g) : "no legal answer");
       mt_explain why;
       if (mt_apply(R->g, &c, &why) < 0) return fail(R, "%s", why.text);
     } else if (repl_advance(R, 0) < 0) {
@@ -263,6 +267,7 @@ static bool offers_kind(mt_game *g, const char *only) {
 static int legal_of(repl *R, mt_game *g, const char *only, bool json) {
   static mt_choice buf[4096];
   size_t n = mt_legal(g, buf, 4096);
+  if (repl_chance_blocked(R, g) < 0) return -1;
   if (mt_decision_error(g)) return fail(R, "%s", mt_decision_error(g));
   const program *p = &g->r->prog;
   size_t shown = n < 4096 ? n : 4096, kept = 0;
@@ -329,7 +334,7 @@ int repl_cmd_legal(repl *R, int argc, char **argv) {
   if (d) say(R, "it is %s's decision now; ", d->faction);
   say(R, "%s, the passive policy answering the decisions before:", want >= 0 ? "when its turn comes" : "each faction when its turn comes");
   uint64_t shown = 0, rng = R->bot_rng;
-  int listed = 0, taken = 0;
+  int listed = 0, taken = 0, rc = 0;
   for (int guard = 0; guard < 20000; guard++) {
     st = mt_status(g);
     if (st == MT_PAUSED && guard == 0) {
@@ -342,7 +347,7 @@ int repl_cmd_legal(repl *R, int argc, char **argv) {
       shown |= 1ull << f;
       say(R, "\n\n");
       if (taken) say(R, "(after %d decision%s) ", taken, taken == 1 ? "" : "s");
-      if (legal_of(R, g, only, listed == 0) < 0) break;
+      if ((rc = legal_of(R, g, only, listed == 0)) < 0) break;
       listed++;
       if (want >= 0) break;
     }
@@ -350,11 +355,15 @@ int repl_cmd_legal(repl *R, int argc, char **argv) {
     if (!bot_choose(g, BOT_PASSIVE, &rng, &x) || mt_apply(g, &x, NULL) < 0) break;
     taken++;
   }
-  if (!listed)
+  if (repl_chance_blocked(R, g) < 0) { /* the copy stopped at a random event that has no outcome yet */
+    mt_game_free(g);
+    return -1;
+  }
+  if (!listed && rc == 0)
     say(R, "\n%s%s%s in the rest of this phase", want >= 0 ? DEF(R)->factions[want].id : "nobody", only ? " is not offered " : " is asked nothing",
         only ? only : "");
   mt_game_free(g);
-  return 0;
+  return rc;
 }
 
 int repl_cmd_do(repl *R, const char *rest) {

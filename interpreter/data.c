@@ -1835,6 +1835,8 @@ typedef struct state_rd {
   ys *cards;     /* card names in document order */
   int *card_slot; /* their pile slots */
   size_t ncards, cap1, cap2;
+  int *undecided;         /* per pile slot: its `undecided:` count, or -1 (chance as choice) */
+  mt_span *undecided_sp;  /* where each was written */
 } state_rd;
 
 static bool need_layout(state_rd *s, const ys *k) {
@@ -2079,7 +2081,41 @@ static void state_tokens(state_rd *s, int loc, int owner) {
   }
 }
 
+static void state_pile_cards(state_rd *s, int slot);
+
+/* `undecided: N` of a pile: the bottom N cards' order is not decided yet
+ * (chance as choice).  Checked against the pile's size once its cards are placed. */
+static void state_pile_undecided(state_rd *s, int slot) {
+  ys x;
+  int32_t n;
+  if (!expect_scalar(s->r, "undecided", &x) || !conv_int(s->ld, &x, "undecided", 0, BOARD_MAX_CARDS, &n)) return;
+  if (!s->undecided) {
+    s->undecided = arena_alloc(&s->ld->ar, (size_t)s->L->npile_slots * sizeof *s->undecided);
+    s->undecided_sp = arena_alloc(&s->ld->ar, (size_t)s->L->npile_slots * sizeof *s->undecided_sp);
+    for (int i = 0; i < s->L->npile_slots; i++) s->undecided[i] = -1;
+  }
+  s->undecided[slot] = n;
+  s->undecided_sp[slot] = x.sp;
+}
+
+/* A pile: its list of cards, top first, or `{ undecided: N, cards: [...] }`. */
 static void state_pile(state_rd *s, int slot) {
+  yr *r = s->r;
+  if (!r->have || r->ev.type != YAML_MAPPING_START_EVENT) {
+    state_pile_cards(s, slot);
+    return;
+  }
+  static const char *const keys[] = {"cards", "undecided"};
+  keyseen ks = {0};
+  ys k;
+  while (map_key(r, &ks, &k)) {
+    if (keyis(&k, "cards")) state_pile_cards(s, slot);
+    else if (keyis(&k, "undecided")) state_pile_undecided(s, slot);
+    else unknown_key(r, &k, "a pile", keys, 2);
+  }
+}
+
+static void state_pile_cards(state_rd *s, int slot) {
   yr *r = s->r;
   if (!expect_seq(r, "a pile (a list of cards, top first)")) return;
   while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
@@ -2416,6 +2452,17 @@ static void state_cards(state_rd *s) {
   mt_free(used);
 }
 
+/* The piles' `undecided:` counts, now that their cards are placed: at most
+ * the pile's size; the undecided part is kept in card order (board.h). */
+static void state_undecided(state_rd *s) {
+  for (int slot = 0; s->undecided && slot < s->L->npile_slots; slot++) {
+    int u = s->undecided[slot], n = board_pile_count(s->L, s->st, slot);
+    if (u < 0) continue;
+    if (u > n) lerr(s->ld, s->undecided_sp[slot], "undecided: %d is more than the %d card%s of the pile", u, n, n == 1 ? "" : "s");
+    else board_pile_set_unknown(s->L, s->st, slot, u);
+  }
+}
+
 /* The caller's check of the extension words, reported at the bad word (or
  * at `vm` when the file stops before it). */
 static void state_check_ext(state_rd *s) {
@@ -2446,6 +2493,7 @@ board_layout *state_load_text(const board_def *def, const state_ext *x, const ch
     yr_end(&r);
   }
   if (s.L && !r.fatal) state_cards(&s);
+  if (s.L && !r.fatal) state_undecided(&s);
   if (s.L && !r.fatal && ld->errors == 0) state_check_ext(&s);
   if (s.L == NULL && !r.fatal && ld->errors == 0) {
     mt_span sp = {r.file, 0, 1};

@@ -1044,6 +1044,18 @@ static bool init_vars(void *ud, const board_layout *L, unsigned char *st, strbuf
   return ok;
 }
 
+/* A position saved with undecided cards (chance as choice) loads with chance
+ * as choice on: only it can decide them (docs/state-format.md). */
+static mt_game *loaded(const mt_rules *r, board_layout *L, unsigned char *st) {
+  mt_game *g = game_take(r, L, st);
+  for (int s = 0; s < L->npile_slots; s++)
+    if (board_pile_unknown(L, st, s) > 0) {
+      mt_chance_mode(g, 1, 0);
+      break;
+    }
+  return g;
+}
+
 mt_game *mt_load_position(const mt_rules *r, const char *path) {
   mt_rules *rr = (mt_rules *)(uintptr_t)r;
   unsigned char *st = NULL;
@@ -1051,7 +1063,7 @@ mt_game *mt_load_position(const mt_rules *r, const char *path) {
                  r->advanced ? "advanced" : "basic", r->variant_names ? r->variant_names : ""};
   board_layout *L = state_load_file(r->def, &x, path, rr->d, &st);
   if (!L) return NULL;
-  return game_take(r, L, st);
+  return loaded(r, L, st);
 }
 
 mt_game *game_load_text(const mt_rules *r, diag *d, const char *name, const char *text, size_t len) {
@@ -1060,7 +1072,7 @@ mt_game *game_load_text(const mt_rules *r, diag *d, const char *name, const char
                  r->advanced ? "advanced" : "basic", r->variant_names ? r->variant_names : ""};
   board_layout *L = state_load_text(r->def, &x, name, text, len, d, &st);
   if (!L) return NULL;
-  return game_take(r, L, st);
+  return loaded(r, L, st);
 }
 
 game_scratch game_scratch_begin(const mt_rules *r) {

@@ -226,6 +226,12 @@ static const char *const help_text[][2] = {
     {"load", "load FILE -- a saved position"},
     {"view", "view as FACTION|all -- the position as that faction may see it: others' secret spice and hands redacted (1.11)"},
     {"verify", "verify can|always EXPR [by turn T | within N decisions | this phase] [--for F,G] [--others passive|random|heuristic] [--ints all|ends] [--max-positions N] [--max-seconds S] [--jobs N] [--keep-order] -- can a position where EXPR holds (can) or fails (always) be reached from here, over every legal decision and every outcome of the random draws? A witness line to replay, or no within the bounds (docs/verify.md)"},
+    {"chance", "chance on [--keep-order] | off | OUTCOME... -- chance as choice: with it on, a shuffle leaves the pile's order "
+               "undecided and you say which card comes up, which number random(n) gives, which member random_member takes. "
+               "'chance on' also forgets the order of the face-down decks (not with --keep-order); 'chance W1 W2 ...' queues "
+               "outcomes for the next command that runs the game (run, do, phase, ...), taken in the order the rules draw; "
+               "a command that draws with no outcome left fails, changing nothing, and lists the possible outcomes; "
+               "'chance' alone: on or off, the outcomes queued, the undecided piles"},
     {"help", "help [COMMAND]"},
 };
 
@@ -300,6 +306,13 @@ static int cmd_help(repl *R, int argc, char **argv) {
 }
 
 static int run_command(repl *R, const char *cmd, int argc, char **argv, const char *rest);
+typedef struct command {
+  const char *cmd;
+  int argc;
+  char **argv;
+  const char *rest;
+} command;
+static int run_changing(repl *R, void *ctx);
 
 #define MAX_WORDS 1024 /* words in one command */
 
@@ -309,6 +322,7 @@ static int dispatch(repl *R, char *line, int prev_ok) {
   char *copy = mt_strdup(line);
   char **argv = mt_calloc(MAX_WORDS + 1, sizeof *argv);
   int rc = dispatch_words(R, line, copy, argv, prev_ok);
+  if (argv[0]) repl_chance_replaced(R, argv[0]);
   mt_free(argv);
   mt_free(copy);
   return rc;
@@ -358,7 +372,7 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
                                      "phase", "ally", "unally", "hand", "discard", "stack", "bots", "show", "legal",
                                      "do", "run", "winner", "check", "eval", "expect", "help", "load", "save", "why", "explain", "rules",
                                      "trace", "undo", "redo", "fork", "switch", "set", "leader", "view", "offer",
-                                     "branches", "quit", "exit", "verify"};
+                                     "branches", "quit", "exit", "verify", "chance"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
   if (!known) {
@@ -377,16 +391,18 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
   if (!strcmp(cmd, "undo")) return repl_cmd_undo(R, false);
   if (!strcmp(cmd, "redo")) return repl_cmd_undo(R, true);
   if (!strcmp(cmd, "fork") || !strcmp(cmd, "switch")) return repl_cmd_branch(R, argc, argv);
+  if (!strcmp(cmd, "chance")) return repl_cmd_chance(R, argc, argv);
   static const char *const changing[] = {"clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard", "stack",
                                          "storm", "turn", "phase", "ally", "unally", "do", "run", "set", "leader", "offer"};
   bool changes = false;
   for (size_t i = 0; i < sizeof changing / sizeof *changing; i++) changes |= !strcmp(cmd, changing[i]);
-  if (!changes) return run_command(R, cmd, argc, argv, rest);
+  if (!changes) return repl_chance_query_done(R, run_command(R, cmd, argc, argv, rest));
   /* a command that changes the game keeps the state before it for undo, and a
    * failed one puts it back: whatever it did before failing is undone */
   mt_game *before = mt_clone(R->g);
   uint64_t bot_rng = R->bot_rng; /* the bots' generator is put back too */
-  int rc = run_command(R, cmd, argc, argv, rest);
+  command c = {cmd, argc, argv, rest};
+  int rc = repl_chance_retry(R, before, bot_rng, run_changing, &c); /* run again for each outcome chance needs */
   if (rc < 0) {
     mt_game_free(R->g);
     R->g = before;
@@ -397,6 +413,12 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
     repl_origin_add(R, line);
   }
   return rc;
+}
+
+/* A command that changes the game, for repl_chance_retry to run (again). */
+static int run_changing(repl *R, void *ctx) {
+  const command *c = ctx;
+  return run_command(R, c->cmd, c->argc, c->argv, c->rest);
 }
 
 /* Runs a command that needs a game. */
@@ -490,7 +512,7 @@ static const char *const cmd_words[] = {"new", "clear", "put", "tanks", "reserve
                                         "stack", "storm", "turn", "phase", "ally", "unally", "bots", "show", "legal", "do",
                                         "why", "explain", "rules", "run", "winner", "eval", "check", "expect", "trace",
                                         "undo", "redo", "fork", "switch", "branches", "save", "load", "help", "quit", "exit",
-                                        "view", "offer", "set", "leader", "verify"};
+                                        "view", "offer", "set", "leader", "verify", "chance"};
 static const char **cands;
 static size_t ncands, capcands;
 
@@ -579,6 +601,12 @@ static void build_candidates(repl *R, const char *line, int start) {
     static const char *const what[] = {"state", "faction", "territory", "board"};
     if (nw == 1) for (size_t i = 0; i < 4; i++) cand_add(what[i]);
     else cand_type(def, p, !strcmp(w[1], "faction") ? TY_FACTION : TY_TERRITORY);
+    return;
+  }
+  if (!strcmp(c, "chance")) { /* on, off, or outcomes: cards, factions, numbers */
+    if (nw == 2 && !strcmp(w[1], "on")) cand_add("--keep-order");
+    if (nw == 1) cand_add("on"), cand_add("off");
+    if (nw == 1 || strcmp(w[1], "on")) cand_type(def, p, TY_FACTION), cand_type(def, p, TY_CARD);
     return;
   }
   if (!strcmp(c, "run")) {
@@ -911,6 +939,7 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   mt_free(R->origin);
   for (int i = 0; i < R->nfuture; i++) mt_game_free(R->future[i]), mt_free(R->future_what[i]);
   for (int i = 0; i < R->nbranches; i++) mt_game_free(R->branches[i].g);
+  repl_chance_forget_queue(R);
   mt_game_free(R->g);
   mt_rules_free(R->r);
   mt_free(R);

@@ -160,15 +160,19 @@ static void put_card(const board_def *def, int c, strbuf *o) {
   else sb_puts(o, def->cards[c].id);
 }
 
+/* A pile, top card first.  A pile whose bottom cards are undecided (chance
+ * as choice) is a mapping that says how many: `{ undecided: 30, cards: [...] }`. */
 static void put_pile(const board_layout *L, const unsigned char *st, int slot, const char *indent,
                      const char *name, strbuf *o) {
-  int n = board_pile_count(L, st, slot);
-  sb_printf(o, "%s%s: [", indent, name);
+  int n = board_pile_count(L, st, slot), u = board_pile_unknown(L, st, slot);
+  sb_printf(o, "%s%s: ", indent, name);
+  if (u) sb_printf(o, "{ undecided: %d, cards: ", u);
+  sb_putc(o, '[');
   for (int pos = n - 1; pos >= 0; pos--) { /* top first */
     put_card(L->def, board_pile_card(L, st, slot, pos), o);
     if (pos) sb_puts(o, ", ");
   }
-  sb_puts(o, "]\n");
+  sb_puts(o, u ? "] }\n" : "]\n");
 }
 
 /* Appends the whole position to OUT.  Writes every variable, every non-empty

@@ -72,6 +72,33 @@ check tokens_of(bene_gesserit, advisor, arrakeen) == 2
 EOS
 if out=$("$MENTAT" repl "$TMP/ruleset.mentat" 2>&1); then ok; else bad "a position loaded under another rule set" "$out"; fi
 
+# chance as choice: a position whose piles are undecided is saved with `undecided: N` and loads
+# with the same hash, chance as choice on, the cards still undecided
+cat > "$TMP/chance.mentat" <<EOS
+new seed=1 factions=atreides,fremen
+chance on
+chance fremen
+save $TMP/undecided.yaml
+new seed=2 factions=atreides,fremen
+load $TMP/undecided.yaml
+chance
+expect output chance as choice: on
+expect output queued outcomes: none
+expect output spice_deck 21 of 21, treachery_deck 33 of 33, storm_deck 6 of 6, traitor_deck 10 of 10
+run step
+expect error the rules draw by chance here: random_member: one of 2
+chance fremen jamis chani stilgar otheym thufir_hawat lady_jessica gurney_halleck duncan_idaho
+run step
+expect output decides: Which leader do you keep as your traitor? (rule 0.11)
+check holds(pile(traitors, fremen), jamis) and holds(pile(traitors, atreides), duncan_idaho)
+EOS
+out=$("$MENTAT" repl "$TMP/chance.mentat" 2>&1)
+saved=$(printf '%s\n' "$out" | sed -n 's/^saved to .* (state hash \([0-9a-f]*\))$/\1/p')
+loaded=$(printf '%s\n' "$out" | sed -n 's/^loaded .* (state hash \([0-9a-f]*\))$/\1/p')
+if printf '%s\n' "$out" | tail -1 | grep -q ': 0 failed$' && [ -n "$saved" ] && [ "$saved" = "$loaded" ] &&
+   grep -q '^  treachery_deck: { undecided: 33, cards: \[' "$TMP/undecided.yaml"; then ok
+else bad "chance: undecided piles saved and loaded (hash $saved, then $loaded)" "$out"; fi
+
 # a comment of 4094 characters, then `storm 5`: one line, one comment
 {
   echo "new seed=1"
