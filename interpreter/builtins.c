@@ -344,8 +344,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     if (n == 0) return -1;
     if (v->chance) {
       int64_t x;
-      v->chance->set = set;
-      if (!vm_chance_take(v, VM_CH_MEMBER, &x)) return *err = VE_CHANCE, 0;
+      if (!vm_chance_take(v, VM_CH_MEMBER, (int64_t)set, &x)) return *err = VE_CHANCE, 0;
       return x;
     }
     uint64_t k = board_rng_below(L, st, (uint64_t)n);
@@ -357,8 +356,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     if (a[0] <= 0) return *err = VE_RANGE, *errv = a[0], 0;
     if (v->chance) {
       int64_t x;
-      v->chance->n = a[0];
-      if (!vm_chance_take(v, VM_CH_NUMBER, &x)) return *err = VE_CHANCE, 0;
+      if (!vm_chance_take(v, VM_CH_NUMBER, a[0], &x)) return *err = VE_CHANCE, 0;
       return x;
     }
     return (int64_t)board_rng_below(L, st, (uint64_t)a[0]);
@@ -369,27 +367,39 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
 
 /* ---- chance as choice ----------------------------------------------------------------- */
 
-static bool chance_possible(const vm_chance *ch, int kind, int64_t x) {
-  if (kind == VM_CH_NUMBER) return x >= 0 && x < ch->n;
-  return x >= 0 && x < 64 && (ch->set >> x & 1u);
+static bool chance_possible(int kind, int64_t what, int64_t x) {
+  if (kind == VM_CH_NUMBER) return x >= 0 && x < what;
+  return x >= 0 && x < 64 && ((uint64_t)what >> x & 1u);
 }
 
-bool vm_chance_take(vm *v, int kind, int64_t *out) {
+/* The first question a step meets is the one reported: a step that goes on after it (a guard
+ * that failed on it inside a listing) must not put a later one in its place. */
+static void ask(vm_chance *ch, int kind, int64_t what, int slot, bool bad) {
+  if (ch->need != VM_CH_NONE) return;
+  ch->need = kind;
+  ch->bad = bad;
+  if (kind == VM_CH_NUMBER) ch->n = what;
+  else if (kind == VM_CH_MEMBER) ch->set = (uint64_t)what;
+  else ch->slot = slot;
+}
+
+bool vm_chance_take(vm *v, int kind, int64_t what, int64_t *out) {
   vm_chance *ch = v->chance;
-  if (kind == VM_CH_NUMBER ? ch->n == 1 : __builtin_popcountll(ch->set) == 1) { /* one outcome: no choice */
-    *out = kind == VM_CH_NUMBER ? 0 : __builtin_ctzll(ch->set);
+  if (kind == VM_CH_NUMBER ? what == 1 : __builtin_popcountll((uint64_t)what) == 1) { /* one outcome: no choice */
+    *out = kind == VM_CH_NUMBER ? 0 : __builtin_ctzll((uint64_t)what);
     return true;
   }
-  if (ch->next < ch->nplan) {
+  bool bad = false;
+  if (ch->need == VM_CH_NONE && ch->next < ch->nplan) {
     int64_t x = ch->plan[ch->next];
-    if (chance_possible(ch, kind, x)) {
+    if (chance_possible(kind, what, x)) {
       ch->next++;
       *out = x;
       return true;
     }
-    ch->bad = true;
+    bad = true;
   }
-  ch->need = kind;
+  ask(ch, kind, what, -1, bad);
   return false;
 }
 
@@ -415,14 +425,12 @@ bool vm_chance_card(vm *v, int slot, int pos) {
       vm_memo_reset(v);
       continue;
     }
-    if (ch->next < ch->nplan && board_pile_fix(v->L, v->st, slot, (int)ch->plan[ch->next]) == BOARD_OK) {
+    if (ch->need == VM_CH_NONE && ch->next < ch->nplan && board_pile_fix(v->L, v->st, slot, (int)ch->plan[ch->next]) == BOARD_OK) {
       ch->next++;
       vm_memo_reset(v); /* the pile's bytes changed under any value remembered this epoch */
       continue;
     }
-    ch->bad = ch->next < ch->nplan;
-    ch->need = VM_CH_CARD;
-    ch->slot = slot;
+    ask(ch, VM_CH_CARD, 0, slot, ch->need == VM_CH_NONE && ch->next < ch->nplan);
     return false;
   }
   return true;

@@ -89,7 +89,7 @@ int mt_chance_need(mt_game *g, int64_t *out, int cap, int *n, char *what, size_t
     if (what) {
       char pile[96];
       pile[vm_format_value_buf(&g->v, TY_PILE, ch->slot, pile, sizeof pile - 1)] = 0; /* it writes no NUL */
-      snprintf(what, whatlen, "the card at position %d of %s (%d undecided)", u, pile, u);
+      snprintf(what, whatlen, "the top undecided card of %s (%d undecided)", pile, u);
     }
     return MT_CHANCE_CARD;
   }
@@ -107,7 +107,10 @@ int mt_chance_need(mt_game *g, int64_t *out, int cap, int *n, char *what, size_t
         if (*n < cap) out[*n] = k;
         ++*n;
       }
-    if (what) snprintf(what, whatlen, "random_member: one of %d", __builtin_popcountll(ch->set));
+    if (what) {
+      char ty[32];
+      snprintf(what, whatlen, "random_member: one %s of %d", sema_type_name(ch->ty, ty, sizeof ty), __builtin_popcountll(ch->set));
+    }
     return MT_CHANCE_MEMBER;
   }
 }

@@ -70,6 +70,7 @@ typedef struct repl {
   int norigin, caporigin;
   bool quiet_start;    /* mentat verify: the commands that make the start position say nothing unless they fail */
   bool origin_known;   /* false after undo, redo or switch: the position's history is not a script any more */
+  char *origin_pending; /* a `chance W...` line, joining the history with the command that takes its outcomes */
 } repl;
 
 static inline const board_def *DEF(repl *R) { return R->r->def; }
@@ -141,6 +142,7 @@ int repl_cmd_branch(repl *R, int argc, char **argv);
 int repl_cmd_branches(repl *R);
 mt_game *repl_forward_copy(repl *R, int *phase);
 int repl_cmd_offer(repl *R, const char *rest);
+int repl_cmd_stop(repl *R, int argc, char **argv);
 
 /* console_show.c: showing, saving, loading */
 int repl_cmd_show(repl *R, int argc, char **argv);

@@ -522,3 +522,40 @@ int repl_cmd_offer(repl *R, const char *rest) {
   say(R, "done: %s", rest);
   return 0;
 }
+
+/* `stop phase | turn N | off`: where the game pauses while it runs (do, run): at the end of the
+ * phase under way (or of the next one to begin), or as turn N is over; `verify`'s witnesses set
+ * the stop of their bound so that their last step ends where the search's did. */
+int repl_cmd_stop(repl *R, int argc, char **argv) {
+  vm_state *vs = R->g->v.vs;
+  if (argc == 1) {
+    const program *p = &R->r->prog;
+    if (vs->stop_phase_end >= 0 && vs->stop_phase_end < p->nrules)
+      say(R, "the game pauses at the end of %s (%s)", p->rules[vs->stop_phase_end].id, p->rules[vs->stop_phase_end].title);
+    else if (vs->stop_phase_end == -2) say(R, "the game pauses at the end of the next phase to begin");
+    if (vs->stop_turn >= 0) say(R, "%sthe game pauses as turn %d is over", R->out.n ? "\n" : "", vs->stop_turn);
+    if (vs->stop_phase_end == -1 && vs->stop_turn < 0) say(R, "no stop: the game runs to the next decision");
+    return 0;
+  }
+  long long t = 0;
+  if (!strcmp(argv[1], "phase") && argc == 2) {
+    vm_reset_stops(vs);
+    int st = mt_status(R->g), ph = st == VM_IDLE || st == MT_PAUSED ? -1 : vs->phase_rule; /* as verify sets it */
+    vs->stop_phase_end = ph >= 0 ? ph : -2;
+    say(R, "stop: at the end of %s", ph >= 0 ? R->r->prog.rules[ph].id : "the next phase to begin");
+    return 0;
+  }
+  if (!strcmp(argv[1], "turn") && argc == 3) {
+    if (repl_parse_number(R, "turn", argv[2], 0, 100000, &t) < 0) return -1;
+    vm_reset_stops(vs);
+    vs->stop_turn = (int32_t)t;
+    say(R, "stop: as turn %lld is over", t);
+    return 0;
+  }
+  if (!strcmp(argv[1], "off") && argc == 2) {
+    vm_reset_stops(vs);
+    say(R, "stop: off");
+    return 0;
+  }
+  return fail(R, "usage: stop [phase | turn N | off]");
+}

@@ -971,9 +971,9 @@ mt_game *mt_clone(const mt_game *g) {
     c->v.secret_vars = mt_alloc(n + 1);
     memcpy(c->v.secret_vars, g->v.secret_vars, n);
   }
-  if (g->v.chance) { /* its own plan and question */
-    c->v.chance = mt_alloc(sizeof *c->v.chance);
-    *c->v.chance = *g->v.chance;
+  if (g->v.chance) { /* chance as choice, with a plan of its own: a trial on a copy takes none of G's outcomes */
+    c->v.chance = mt_calloc(1, sizeof *c->v.chance);
+    c->v.chance->on = true;
   }
   bind(c);
   return c;

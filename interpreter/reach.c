@@ -65,6 +65,8 @@ typedef struct ctx {
   char fail_text[512];      /* the first of them */
   double t0, deadline;
   bool stopped, found, cut, split;
+  bool was_on;     /* the start had chance as choice on already (no `chance on` in the witness) */
+  bool had_stops;  /* the start had pauses set (the console's run phase/turn): the witness clears them */
   char stop[256];
   int limit;       /* discrepancies allowed on a line in this pass */
   mt_game **pool;  /* take(): a game object per level of the recursion */
@@ -136,7 +138,12 @@ static void add_line(ctx *C, const char *head, const char *s) {
 /* The console lines from the start position to the current line's end, and the check. */
 static void make_witness(ctx *C, int depth) {
   for (int i = 0; i < C->nstart; i++) add_line(C, "", C->start[i]);
-  add_line(C, "", C->q->keep_order ? "chance on --keep-order" : "chance on");
+  if (!C->was_on) add_line(C, "", C->q->keep_order ? "chance on --keep-order" : "chance on");
+  char stop[64] = ""; /* the pause of the bound, as the search had it */
+  if (C->q->bound == REACH_THIS_PHASE) snprintf(stop, sizeof stop, "stop phase");
+  else if (C->q->bound == REACH_BY_TURN) snprintf(stop, sizeof stop, "stop turn %lld", (long long)C->q->limit);
+  else if (C->had_stops) snprintf(stop, sizeof stop, "stop off");
+  if (stop[0]) add_line(C, "", stop);
   C->found_depth = 0;
   for (int i = 0; i <= depth; i++) {
     line_step *s = &C->line[i];
@@ -312,9 +319,6 @@ static mt_game *take(ctx *C, const mt_game *parent) {
   }
   mt_game *g = C->pool[C->level++];
   vm_memo_reset(&g->v);
-  vm_state *vs = g->v.vs;
-  if (C->q->bound == REACH_BY_TURN && vs->stop_turn < 0 && turn_of(g) == C->q->limit)
-    vs->stop_turn = (int32_t)C->q->limit; /* the last turn: pause as the next one begins (no draws past the bound) */
   return g;
 }
 
@@ -410,7 +414,7 @@ static bool explore(ctx *C, mt_game *g, settled *s, int depth, int disc) {
     return true;
   }
   if (mt_status(g) == MT_PAUSED) { /* stopped between phases: at the bound, or a console position (play on) */
-    if (q->bound == REACH_THIS_PHASE || (q->bound == REACH_BY_TURN && g->v.vs->stop_turn == q->limit)) return false;
+    if (q->bound == REACH_THIS_PHASE || q->bound == REACH_BY_TURN) return false;
     plan_buf *pb = mt_alloc(sizeof *pb);
     bool over = branch(C, g, NULL, "run step", pb, 0, depth + 1, disc);
     mt_free(pb);
@@ -473,9 +477,11 @@ static void search(ctx *C, const mt_game *start) {
   plan_buf *pb = mt_alloc(sizeof *pb);
   vm_state *vs = root->v.vs;
   int st = mt_status(root);
-  vm_reset_stops(vs); /* the console's own stops are not the bounds */
+  C->had_stops = vs->stop_phase_end != -1 || vs->stop_turn != -1;
+  vm_reset_stops(vs); /* the console's own stops are not the bounds; the witness sets the same (`stop`) */
   if (C->q->bound == REACH_THIS_PHASE) /* pause as the phase ends: nothing past it is drawn or listed */
-    vs->stop_phase_end = st == VM_IDLE || st == MT_PAUSED ? -2 : vs->phase_rule;
+    vs->stop_phase_end = st == VM_IDLE || st == MT_PAUSED || vs->phase_rule < 0 ? -2 : vs->phase_rule;
+  if (C->q->bound == REACH_BY_TURN) vs->stop_turn = (int32_t)C->q->limit; /* pause as turn T is over */
   /* can: deepening by discrepancies; always: one pass over everything (the proof is the whole tree) */
   for (C->limit = C->q->mode == REACH_ALWAYS ? 1 << 18 : 0;; C->limit = C->limit ? 2 * C->limit : 1) {
     C->cut = false;
@@ -612,8 +618,9 @@ int reach_run(const mt_game *start, const reach_query *q, const char *const *sta
     res->verdict = REACH_ERROR;
     return -1;
   }
-  mt_chance_mode(g0, 1, 1);
-  ctx C = {.q = q, .fn = fn, .start = start_lines, .nstart = nstart, .jobs = q->jobs > 1 ? q->jobs : 1};
+  bool was_on = mt_chance_on(g0); /* the console's chance as choice is kept as it is (cards it decided stay) */
+  if (!was_on) mt_chance_mode(g0, 1, !q->keep_order);
+  ctx C = {.q = q, .fn = fn, .start = start_lines, .nstart = nstart, .jobs = q->jobs > 1 ? q->jobs : 1, .was_on = was_on};
   if (C.jobs > 64) C.jobs = 64;
   C.maxpos = q->max_positions ? q->max_positions : DEFAULT_POSITIONS;
   C.t0 = now();

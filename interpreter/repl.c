@@ -232,6 +232,7 @@ static const char *const help_text[][2] = {
                "outcomes for the next command that runs the game (run, do, phase, ...), taken in the order the rules draw; "
                "a command that draws with no outcome left fails, changing nothing, and lists the possible outcomes; "
                "'chance' alone: on or off, the outcomes queued, the undecided piles"},
+    {"stop", "stop [phase | turn N | off] -- where the game pauses while it runs (do, run): at the end of this phase (or the next to begin), as turn N is over, or only at decisions; alone: the stop in force"},
     {"help", "help [COMMAND]"},
 };
 
@@ -317,6 +318,7 @@ static int run_changing(repl *R, void *ctx);
 #define MAX_WORDS 1024 /* words in one command */
 
 static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev_ok);
+static int dispatch_command(repl *R, char *line, int argc, char **argv, int prev_ok, bool too_many, const char *pending);
 
 static int dispatch(repl *R, char *line, int prev_ok) {
   char *copy = mt_strdup(line);
@@ -340,6 +342,15 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
     argv[argc++] = t;
   }
   if (!argc) return 0;
+  /* outcomes queued by `chance W...` belong to the witness history only with the command that used them */
+  char *pending = R->origin_pending;
+  R->origin_pending = NULL;
+  int rc = dispatch_command(R, line, argc, argv, prev_ok, too_many, pending);
+  mt_free(pending);
+  return rc;
+}
+
+static int dispatch_command(repl *R, char *line, int argc, char **argv, int prev_ok, bool too_many, const char *pending) {
   const char *cmd = argv[0];
   /* commands that read their text as an expression or an action take any length */
   static const char *const textual[] = {"set", "eval", "check", "why", "do", "offer", "expect"};
@@ -372,7 +383,7 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
                                      "phase", "ally", "unally", "hand", "discard", "stack", "bots", "show", "legal",
                                      "do", "run", "winner", "check", "eval", "expect", "help", "load", "save", "why", "explain", "rules",
                                      "trace", "undo", "redo", "fork", "switch", "set", "leader", "view", "offer",
-                                     "branches", "quit", "exit", "verify", "chance"};
+                                     "branches", "quit", "exit", "verify", "chance", "stop"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
   if (!known) {
@@ -391,9 +402,14 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
   if (!strcmp(cmd, "undo")) return repl_cmd_undo(R, false);
   if (!strcmp(cmd, "redo")) return repl_cmd_undo(R, true);
   if (!strcmp(cmd, "fork") || !strcmp(cmd, "switch")) return repl_cmd_branch(R, argc, argv);
-  if (!strcmp(cmd, "chance")) return repl_cmd_chance(R, argc, argv);
+  if (!strcmp(cmd, "chance")) {
+    int rc = repl_cmd_chance(R, argc, argv);
+    if (rc == 0 && argc > 1 && (!strcmp(argv[1], "on") || !strcmp(argv[1], "off"))) repl_origin_add(R, line);
+    else if (rc == 0 && argc > 1) R->origin_pending = mt_strdup(line); /* kept if the command it serves succeeds */
+    return rc;
+  }
   static const char *const changing[] = {"clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard", "stack",
-                                         "storm", "turn", "phase", "ally", "unally", "do", "run", "set", "leader", "offer"};
+                                         "storm", "turn", "phase", "ally", "unally", "do", "run", "set", "leader", "offer", "stop"};
   bool changes = false;
   for (size_t i = 0; i < sizeof changing / sizeof *changing; i++) changes |= !strcmp(cmd, changing[i]);
   if (!changes) return repl_chance_query_done(R, run_command(R, cmd, argc, argv, rest));
@@ -410,6 +426,7 @@ static int dispatch_words(repl *R, char *line, char *copy, char **argv, int prev
     repl_attach(R, before);
   } else {
     repl_remember(R, before);
+    if (pending) repl_origin_add(R, pending);
     repl_origin_add(R, line);
   }
   return rc;
@@ -444,6 +461,7 @@ static int run_command(repl *R, const char *cmd, int argc, char **argv, const ch
   if (!strcmp(cmd, "leader")) return repl_cmd_leader(R, argc, argv);
   if (!strcmp(cmd, "why")) return repl_cmd_why(R, rest);
   if (!strcmp(cmd, "offer")) return repl_cmd_offer(R, rest);
+  if (!strcmp(cmd, "stop")) return repl_cmd_stop(R, argc, argv);
   if (!strcmp(cmd, "view")) return repl_cmd_view(R, argc, argv);
   if (!strcmp(cmd, "check")) return repl_cmd_eval(R, rest, true);
   return repl_cmd_eval(R, rest, false);
@@ -512,7 +530,7 @@ static const char *const cmd_words[] = {"new", "clear", "put", "tanks", "reserve
                                         "stack", "storm", "turn", "phase", "ally", "unally", "bots", "show", "legal", "do",
                                         "why", "explain", "rules", "run", "winner", "eval", "check", "expect", "trace",
                                         "undo", "redo", "fork", "switch", "branches", "save", "load", "help", "quit", "exit",
-                                        "view", "offer", "set", "leader", "verify", "chance"};
+                                        "view", "offer", "set", "leader", "verify", "chance", "stop"};
 static const char **cands;
 static size_t ncands, capcands;
 
@@ -937,6 +955,7 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   for (int i = 0; i < R->nhistory; i++) mt_game_free(R->history[i]), mt_free(R->history_what[i]);
   repl_origin_reset(R, NULL);
   mt_free(R->origin);
+  mt_free(R->origin_pending);
   for (int i = 0; i < R->nfuture; i++) mt_game_free(R->future[i]), mt_free(R->future_what[i]);
   for (int i = 0; i < R->nbranches; i++) mt_game_free(R->branches[i].g);
   repl_chance_forget_queue(R);

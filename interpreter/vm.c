@@ -983,7 +983,7 @@ dispatch:
       goto pause;
     }
     if (vs->stop_phase_end == -2) vs->stop_phase_end = A_; /* `run phase` between phases: play the next one */
-    if (vs->stop_turn >= 0 && p->turn_var >= 0 && turn_now(v) != vs->stop_turn) {
+    if (vs->stop_turn >= 0 && p->turn_var >= 0 && turn_now(v) > vs->stop_turn) { /* turn stop_turn is over */
       vs->stop_turn = -1;
       pc = ipc; /* pause before this phase begins; it begins when resumed */
       goto pause;

@@ -42,7 +42,7 @@ typedef struct vm_state {
   int32_t err_pc, err_a, err_b, pad;
   int32_t seek_phase, seek_turn;  /* seeking: skip phases until this one starts in this turn (-1: not seeking) */
   int32_t stop_phase_end;         /* pause when this phase rule ends (-1: never; -2: the next phase to begin) */
-  int32_t stop_turn;              /* pause when a phase begins in another turn than this (-1: never) */
+  int32_t stop_turn;              /* pause when a phase begins in a later turn than this (-1: never) */
   int64_t err_v;
   vm_decision dec;
   vm_cancel cancel[VM_CANCELS];
@@ -178,10 +178,10 @@ void vm_reset_stops(vm_state *vs);
 bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err);
 /* As vm_eval; the error message starts with file:line:col from D's sources. */
 bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err, const diag *d);
-/* Chance as choice: the next outcome of the plan for a request (KIND and
- * its description filled into v->chance); false, with the request recorded,
- * when the plan is used up or the outcome is not possible. */
-bool vm_chance_take(vm *v, int kind, int64_t *out);
+/* Chance as choice: the next outcome of the plan for a request of KIND;
+ * false, with the request recorded (the first of the step only), when the
+ * plan is used up or the outcome is not possible. */
+bool vm_chance_take(vm *v, int kind, int64_t what, int64_t *out); /* WHAT: n (NUMBER) or the set (MEMBER) */
 /* Decides undecided positions of pile SLOT down to POS from the plan: false
  * (request recorded) when it runs out. */
 bool vm_chance_card(vm *v, int slot, int pos);

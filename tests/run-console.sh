@@ -86,7 +86,7 @@ expect output chance as choice: on
 expect output queued outcomes: none
 expect output spice_deck 21 of 21, treachery_deck 33 of 33, storm_deck 6 of 6, traitor_deck 10 of 10
 run step
-expect error the rules draw by chance here: random_member: one of 2
+expect error the rules draw by chance here: random_member: one faction of 2
 chance fremen jamis chani stilgar otheym thufir_hawat lady_jessica gurney_halleck duncan_idaho
 run step
 expect output decides: Which leader do you keep as your traitor? (rule 0.11)

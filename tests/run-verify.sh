@@ -50,7 +50,7 @@ replay fremen
 nf=$(grep -o '^do [a-z_]* \(atreides\|bene_gesserit\|emperor\|fremen\|harkonnen\|spacing_guild\)' "$TMP/fremen.mentat" | awk '{print $3}' | sort -u | wc -l)
 if [ "$nf" -ge 3 ] && grep -q '^chance [a-z]' "$TMP/fremen.mentat" && grep -q '^chance on$' "$TMP/fremen.mentat"; then ok
 else bad "the Fremen witness: three factions' decisions and a random outcome ($nf factions)" "$(cat "$TMP/fremen.mentat")"; fi
-"$MENTAT" verify --seed 1 can 'bene_gesserit in winners' by turn 1 --for bene_gesserit,harkonnen >"$TMP/bg.out" 2>&1
+"$MENTAT" verify --from $F/bg-predicts-harkonnen.mentat can 'bene_gesserit in winners' by turn 1 --for harkonnen >"$TMP/bg.out" 2>&1
 witness bg "$TMP/bg.out"
 replay bg
 "$MENTAT" verify --from $F/battle6.mentat can "$SURVIVES" this phase --for harkonnen >"$TMP/battle6.out" 2>&1
