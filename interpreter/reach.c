@@ -667,6 +667,10 @@ static int parse_option(const mt_rules *r, char **argv, int argc, int *i, reach_
     ++*i;
     return 0;
   }
+  static const char *const valued[] = {"--for", "--others", "--ints", "--max-positions", "--max-seconds", "--jobs"};
+  bool known = false;
+  for (size_t k = 0; k < sizeof valued / sizeof *valued; k++) known |= !strcmp(o, valued[k]);
+  if (!known) return snprintf(err, n, "unknown option '%s' (--for, --others, --ints, --max-positions, --max-seconds, --jobs, --keep-order, --order, --json)", o), -1;
   if (!v) return snprintf(err, n, "%s needs a value", o), -1;
   ++*i;
   if (!strcmp(o, "--for")) {
@@ -711,7 +715,7 @@ static int parse_option(const mt_rules *r, char **argv, int argc, int *i, reach_
     q->jobs = (int)x;
     return 0;
   }
-  return snprintf(err, n, "unknown option '%s' (--for, --others, --ints, --max-positions, --max-seconds, --jobs, --keep-order, --order, --json)", o), -1;
+  return -1;
 }
 
 /* A bound at the end of the words W[0..*N): removed, and set in Q. */
