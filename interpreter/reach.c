@@ -19,8 +19,8 @@
  * within the bounds was explored: a proof).  A transposition table keyed by
  * the position's hash keeps how much room was left when the position was
  * explored, so answers that lead to the same position are merged; budgets of
- * positions and seconds stop it.  With --jobs N, worker processes
- * split the first point where the search branches.
+ * positions and seconds stop it.  With --jobs N, worker processes share
+ * out the lines below the first points where the search branches.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "reach.h"
@@ -65,6 +65,7 @@ typedef struct ctx {
   char fail_text[512];      /* the first of them */
   double t0, deadline;
   bool stopped, found, cut, split;
+  uint64_t code, prod; /* --jobs: the path through the branching points above (share_take) */
   bool was_on;     /* the start had chance as choice on already (no `chance on` in the witness) */
   bool had_stops;  /* the start had pauses set (the console's run phase/turn): the witness clears them */
   char stop[256];
@@ -303,6 +304,41 @@ static bool settle(ctx *C, mt_game *g, settled *s) {
 
 static bool explore(ctx *C, mt_game *g, settled *s, int depth, int disc);
 
+/* --jobs: the workers share out the lines below the first branching points.  Each path through
+ * them has a number (its choices in mixed radix); once a path has enough siblings (8 per worker),
+ * worker W explores the paths whose number is W modulo the workers, and everything below them.
+ * Every worker walks the same points above, so they agree on the numbers. */
+typedef struct share {
+  bool active;
+  uint64_t code, prod; /* the path's number and the count of paths at this depth, on entry */
+  size_t n;
+} share;
+
+static share share_begin(ctx *C, size_t n) {
+  share sh = {C->split && n > 1, C->code, C->prod, n};
+  return sh;
+}
+
+static bool share_take(ctx *C, share *sh, size_t i) {
+  if (!sh->active) return true;
+  uint64_t code = sh->code * sh->n + i, prod = sh->prod * sh->n;
+  if (prod >= 8 * (uint64_t)C->jobs) { /* shared out here */
+    C->split = false;
+    return code % (uint64_t)C->jobs == (uint64_t)C->worker;
+  }
+  C->split = true; /* not yet: below this branch the sharing goes on */
+  C->code = code;
+  C->prod = prod;
+  return true;
+}
+
+static void share_end(ctx *C, const share *sh) {
+  if (!sh->active) return;
+  C->split = true;
+  C->code = sh->code;
+  C->prod = sh->prod;
+}
+
 static int turn_of(const mt_game *g) {
   const program *p = &g->r->prog;
   return p->turn_var < 0 ? 0 : board_var_get(g->L, g->v.st, p->vars[p->turn_var].board_var, 0, 0);
@@ -373,10 +409,9 @@ static bool branch(ctx *C, const mt_game *parent, const mt_choice *a, const char
     for (int i = 0; i < n; i++) mt_chance_format(g, mine[i], word[i], WORD);
     char pile[WORD] = "";
     mt_chance_pile(g, pile, sizeof pile);
-    bool splitting = C->split && n > 1; /* the first branching point: each worker takes its share */
-    if (splitting) C->split = false;
+    share sh = share_begin(C, (size_t)n);
     for (int i = 0; i < n && !C->found; i++) {
-      if (splitting && i % C->jobs != C->worker) continue;
+      if (!share_take(C, &sh, (size_t)i)) continue;
       if (i > 0 && disc + 1 > C->limit) { /* another outcome than the first: a discrepancy */
         C->cut = true;
         break;
@@ -386,6 +421,7 @@ static bool branch(ctx *C, const mt_game *parent, const mt_choice *a, const char
       memcpy(pb->pile[np], pile, WORD);
       if (branch(C, parent, a, cmd, pb, np + 1, depth, disc + (i > 0))) break;
     }
+    share_end(C, &sh);
     mt_free(mine);
     mt_free(word);
     C->level--;
@@ -427,12 +463,11 @@ static bool explore(ctx *C, mt_game *g, settled *s, int depth, int disc) {
   if (tt_visit(C, mt_hash(g), room)) return false;
   if (budget_out(C)) return true;
   char text[512], cmd[520];
-  bool splitting = C->split && s->nans > 1;
-  if (splitting) C->split = false;
+  share sh = share_begin(C, s->nans);
   plan_buf *pb = mt_alloc(sizeof *pb);
   bool over = false;
   for (size_t i = 0; i < s->nans && !over; i++) {
-    if (splitting && (int)(i % (size_t)C->jobs) != C->worker) continue;
+    if (!share_take(C, &sh, i)) continue;
     if (i > 0 && disc + 1 > C->limit) {
       C->cut = true;
       break;
@@ -442,6 +477,7 @@ static bool explore(ctx *C, mt_game *g, settled *s, int depth, int disc) {
     over = branch(C, g, &s->ans[i], cmd, pb, 0, depth + 1, disc + (i > 0));
   }
   mt_free(pb);
+  share_end(C, &sh);
   return over;
 }
 
@@ -486,6 +522,8 @@ static void search(ctx *C, const mt_game *start) {
   for (C->limit = C->q->mode == REACH_ALWAYS ? 1 << 18 : 0;; C->limit = C->limit ? 2 * C->limit : 1) {
     C->cut = false;
     C->split = C->jobs > 1;
+    C->code = 0;
+    C->prod = 1;
     /* an idle game starts (its setup is the first step); a started one is only settled */
     branch(C, root, NULL, mt_status(root) == VM_IDLE || mt_status(root) == MT_PAUSED ? "run step" : NULL, pb, 0, 0, 0);
     if (C->found || C->stopped || !C->cut || C->limit > (1 << 20)) break;
