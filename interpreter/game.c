@@ -1094,33 +1094,43 @@ bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err)
   return game_eval_as(g, text, 0, out, ty, err);
 }
 
-/* As game_eval, with WANT the type expected of the value (0: none). */
-bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty, strbuf *err) {
+/* Compiles TEXT, named NAME in messages, as an expression of the rules against G's rule set:
+ * the new pure function, or -1 with the errors (carets) in ERR; *TY its type.  What it adds
+ * stays until the caller's game_scratch_end. */
+int game_compile_expr(const mt_game *g, const char *name, const char *text, int want, int *ty, strbuf *err) {
   mt_rules *r = (mt_rules *)(uintptr_t)g->r;
   mt_message_fn saved = r->message;
   void *saved_ud = r->message_ud;
   r->message = game_capture;
   r->message_ud = err;
   diag_reset_count(r->d);
-  /* everything the query adds (its source, tree and code) is forgotten after
-   * it, so a long console session does not grow */
-  game_scratch scratch = game_scratch_begin(r);
-  uint32_t f = diag_add_source(r->d, "<query>", text, strlen(text));
-  vm_memo_reset(&g->v);
+  uint32_t f = diag_add_source(r->d, name, text, strlen(text));
   node *e = ast_parse_expr(&r->arena, r->d, f);
-  bool ok = false;
+  int fn = -1;
+  *ty = TY_ERROR;
   if (e) {
     int nslots = 0;
     *ty = sema_check_expr(&r->prog, r->d, &r->arena, e, want, &nslots);
-    if (*ty != TY_ERROR) {
-      int fn = cg_compile_expr(&r->prog, r->d, e, nslots);
-      g->v.p = &r->prog;
-      ok = vm_eval(&g->v, fn, NULL, 0, out, err);
-    }
+    if (*ty != TY_ERROR) fn = cg_compile_expr(&r->prog, r->d, e, nslots);
   }
-  game_scratch_end(r, &scratch);
   r->message = saved;
   r->message_ud = saved_ud;
+  return fn;
+}
+
+/* As game_eval, with WANT the type expected of the value (0: none). */
+bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty, strbuf *err) {
+  /* everything the query adds (its source, tree and code) is forgotten after
+   * it, so a long console session does not grow */
+  game_scratch scratch = game_scratch_begin(g->r);
+  vm_memo_reset(&g->v);
+  int fn = game_compile_expr(g, "<query>", text, want, ty, err);
+  bool ok = false;
+  if (fn >= 0) {
+    g->v.p = &g->r->prog;
+    ok = vm_eval(&g->v, fn, NULL, 0, out, err);
+  }
+  game_scratch_end(g->r, &scratch);
   return ok;
 }
 

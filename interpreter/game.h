@@ -69,6 +69,7 @@ game_scratch game_scratch_begin(const mt_rules *r);
 void game_scratch_end(const mt_rules *r, const game_scratch *m);
 bool game_eval(mt_game *g, const char *text, int64_t *out, int *ty, strbuf *err);
 bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty, strbuf *err);
+int game_compile_expr(const mt_game *g, const char *name, const char *text, int want, int *ty, strbuf *err);
 /* The first legal answer (in mt_legal's order) with the fewest parameters,
  * found without listing the others: actions are tried from the fewest
  * parameters up, each stopping at its first answer.  False if none. */

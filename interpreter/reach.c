@@ -34,7 +34,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "ast.h"
 #include "bots.h"
 
 #define DEFAULT_POSITIONS 200000
@@ -484,23 +483,12 @@ static bool explore(ctx *C, mt_game *g, settled *s, int depth, int disc) {
 /* ---- the query ----------------------------------------------------------------------------- */
 
 static int compile_query(const mt_game *g, const char *text, strbuf *err) {
-  mt_rules *r = (mt_rules *)(uintptr_t)g->r;
-  mt_message_fn saved = r->message;
-  void *saved_ud = r->message_ud;
-  r->message = game_capture;
-  r->message_ud = err;
-  diag_reset_count(r->d);
-  uint32_t f = diag_add_source(r->d, "<verify>", text, strlen(text));
-  node *e = ast_parse_expr(&r->arena, r->d, f);
-  int fn = -1;
-  if (e) {
-    int nslots = 0;
-    int ty = sema_check_expr(&r->prog, r->d, &r->arena, e, TY_BOOL, &nslots);
-    if (ty != TY_ERROR && ty != TY_BOOL) sb_printf(err, "the query must be true or false (a boolean), not a value of another type");
-    else if (ty == TY_BOOL) fn = cg_compile_expr(&r->prog, r->d, e, nslots);
+  int ty;
+  int fn = game_compile_expr(g, "<verify>", text, TY_BOOL, &ty, err);
+  if (fn >= 0 && ty != TY_BOOL) {
+    sb_printf(err, "the query must be true or false (a boolean), not a value of another type");
+    return -1;
   }
-  r->message = saved;
-  r->message_ud = saved_ud;
   return fn;
 }
 
