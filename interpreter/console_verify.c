@@ -13,6 +13,11 @@ int repl_cmd_verify(repl *R, int argc, char **argv) {
   reach_query q;
   char err[512];
   if (reach_parse(R->r, argc - 1, argv + 1, &q, err, sizeof err) < 0) return fail(R, "%s", err);
+  if (R->sandbox) { /* the fuzzer's console: small budgets, one process (a long search is not a finding) */
+    q.max_positions = q.max_positions && q.max_positions < 2000 ? q.max_positions : 2000;
+    q.max_seconds = q.max_seconds > 0 && q.max_seconds < 2 ? q.max_seconds : 2;
+    q.jobs = 1;
+  }
   reach_result res;
   strbuf e = {0};
   const char *const *start = R->origin_known ? (const char *const *)R->origin : NULL;
