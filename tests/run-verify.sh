@@ -7,6 +7,7 @@
 #      random outcomes), from a console position, and under a house rule;
 #   3. always: the hand limit proved in the base game (every line explored), refuted under the
 #      deliberately broken house rule; with --jobs 2 the same answers;
+#      --from a saved position gives the proof of the script that made it;
 #   4. a budget that runs out says "unknown ... not a proof" (JSON proof false); --ints ends is
 #      not a proof either;
 #   5. --json parses (jsoncheck), with the witness as a list of lines;
@@ -77,6 +78,13 @@ replay greedy2 --variant $GREEDY
 "$MENTAT" verify --from $F/battle.mentat can "$SURVIVES" this phase --for harkonnen >"$TMP/battle.out" 2>&1
 if grep -q "^no: no line reaches it in this phase (every line explored)$" "$TMP/battle.out"; then ok
 else bad "the defender with 5 forces cannot survive (1.07.06.05)" "$(cat "$TMP/battle.out")"; fi
+
+# --from a saved position: the same proof as from the script that made it
+(cat $F/harkonnen-six.mentat; echo "save $TMP/six.yaml") | "$MENTAT" repl - >"$TMP/save.out" 2>&1
+"$MENTAT" verify --from "$TMP/six.yaml" always "$HAND" this phase >"$TMP/six-saved.out" 2>&1
+if grep -q "^yes: it holds at every position reachable in this phase (every line explored)$" "$TMP/six-saved.out" &&
+   [ "$(tail -1 "$TMP/six-saved.out" | sed 's/ in .*//')" = "$(tail -1 "$TMP/six.out" | sed 's/ in .*//')" ]; then ok
+else bad "--from a saved position: the same proof" "$(cat "$TMP/save.out" "$TMP/six-saved.out")"; fi
 
 # 4. budgets: not a proof
 "$MENTAT" verify --json --from $F/harkonnen-six.mentat always "$HAND" this phase --max-positions 50 >"$TMP/budget.json" 2>&1
