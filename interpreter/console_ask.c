@@ -284,7 +284,10 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where) {
     n++;
     if (mt_apply(g, &x, NULL) < 0) break;
   }
-  if (repl_chance_pending(g)) return g; /* stopped at a random event: repl_cmd_why says so */
+  if (repl_chance_pending(g)) { /* stopped at a random event: repl_cmd_why says so */
+    sb_free(&taken);
+    return g;
+  }
   st = mt_status(g);
   sb_printf(where, "%s is not offered %s %s", fac, act,
             st == MT_FINISHED ? "before the game ends"
