@@ -86,6 +86,13 @@ if grep -q "^yes: it holds at every position reachable in this phase (every line
    [ "$(tail -1 "$TMP/six-saved.out" | sed 's/ in .*//')" = "$(tail -1 "$TMP/six.out" | sed 's/ in .*//')" ]; then ok
 else bad "--from a saved position: the same proof" "$(cat "$TMP/save.out" "$TMP/six-saved.out")"; fi
 
+# --others random: the policy is seeded by the position, so the same search twice
+"$MENTAT" verify --from $F/harkonnen-six.mentat always "$HAND" this phase --for harkonnen --others random >"$TMP/r1.out" 2>&1
+"$MENTAT" verify --from $F/harkonnen-six.mentat always "$HAND" this phase --for harkonnen --others random >"$TMP/r2.out" 2>&1
+if grep -q "^yes: it holds at every position" "$TMP/r1.out" &&
+   [ "$(tail -1 "$TMP/r1.out" | sed 's/ in .*//')" = "$(tail -1 "$TMP/r2.out" | sed 's/ in .*//')" ]; then ok
+else bad "--others random: a proof, the same twice" "$(cat "$TMP/r1.out" "$TMP/r2.out")"; fi
+
 # 4. budgets: not a proof
 "$MENTAT" verify --json --from $F/harkonnen-six.mentat always "$HAND" this phase --max-positions 50 >"$TMP/budget.json" 2>&1
 if grep -q '"answer":"unknown","verdict":"budget"' "$TMP/budget.json" && grep -q '"proof":false' "$TMP/budget.json" &&
