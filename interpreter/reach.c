@@ -506,15 +506,17 @@ static void search(ctx *C, const mt_game *start) {
   if (C->q->bound == REACH_THIS_PHASE) /* pause as the phase ends: nothing past it is drawn or listed */
     vs->stop_phase_end = st == VM_IDLE || st == MT_PAUSED || vs->phase_rule < 0 ? -2 : vs->phase_rule;
   if (C->q->bound == REACH_BY_TURN) vs->stop_turn = (int32_t)C->q->limit; /* pause as turn T is over */
-  /* can: deepening by discrepancies; always: one pass over everything (the proof is the whole tree) */
-  for (C->limit = C->q->mode == REACH_ALWAYS ? 1 << 18 : 0;; C->limit = C->limit ? 2 * C->limit : 1) {
+  /* can: deepening by discrepancies; always: one pass over everything.  ALL_DISC is as good as no
+   * limit (a line has fewer choices than that) and keeps the table's room, limit * 4096, in 31 bits */
+  enum { ALL_DISC = 1 << 18 };
+  for (C->limit = C->q->mode == REACH_ALWAYS ? ALL_DISC : 0;; C->limit = C->limit ? 2 * C->limit : 1) {
     C->cut = false;
     C->split = C->jobs > 1;
     C->code = 0;
     C->prod = 1;
     /* an idle game starts (its setup is the first step); a started one is only settled */
     branch(C, root, NULL, mt_status(root) == VM_IDLE || mt_status(root) == MT_PAUSED ? "run step" : NULL, pb, 0, 0, 0);
-    if (C->found || C->stopped || !C->cut || C->limit > (1 << 20)) break;
+    if (C->found || C->stopped || !C->cut || C->limit >= ALL_DISC) break;
   }
   mt_free(pb);
   mt_game_free(root);
