@@ -397,7 +397,11 @@ static int dispatch_command(repl *R, char *line, int argc, char **argv, int prev
   }
   if (need_game(R) < 0) return -1;
   if (!strcmp(cmd, "branches")) return repl_cmd_branches(R);
-  if (!strcmp(cmd, "verify")) return repl_cmd_verify(R, argc, argv);
+  if (!strcmp(cmd, "verify")) { /* a question: like the others, it drops outcomes queued for a command */
+    int rc = repl_cmd_verify(R, argc, argv);
+    repl_chance_forget_queue(R);
+    return rc;
+  }
   if (!strcmp(cmd, "undo") || !strcmp(cmd, "redo") || !strcmp(cmd, "switch")) repl_origin_reset(R, NULL);
   if (!strcmp(cmd, "undo")) return repl_cmd_undo(R, false);
   if (!strcmp(cmd, "redo")) return repl_cmd_undo(R, true);
