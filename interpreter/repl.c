@@ -225,7 +225,7 @@ static const char *const help_text[][2] = {
     {"save", "save FILE -- the position as YAML"},
     {"load", "load FILE -- a saved position"},
     {"view", "view as FACTION|all -- the position as that faction may see it: others' secret spice and hands redacted (1.11)"},
-    {"verify", "verify can|always EXPR [by turn T | within N decisions | this phase] [--for F,G] [--others passive|random|heuristic] [--ints all|ends] [--max-positions N] [--max-seconds S] [--jobs N] [--keep-order] -- can a position where EXPR holds (can) or fails (always) be reached from here, over every legal decision and every outcome of the random draws? A witness line to replay, or no within the bounds (docs/verify.md)"},
+    {"verify", "verify can|always EXPR [by turn T | within N decisions | this phase] [--for F,G] [--others passive|random|heuristic] [--ints all|ends] [--order heuristic|list] [--max-positions N] [--max-seconds S] [--jobs N] [--keep-order] [--json] -- can a position where EXPR holds (can) or fails (always) be reached from here, over every legal decision and every outcome of the random draws? A witness line to replay, or no within the bounds (docs/verify.md)"},
     {"chance", "chance on [--keep-order] | off | OUTCOME... -- chance as choice: with it on, a shuffle leaves the pile's order "
                "undecided and you say which card comes up, which number random(n) gives, which member random_member takes. "
                "'chance on' also forgets the order of the face-down decks (not with --keep-order); 'chance W1 W2 ...' queues "
