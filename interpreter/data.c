@@ -11,9 +11,12 @@
  *
  * Errors never stop the load of a file early unless the YAML itself is
  * broken; the caller learns from the return value that the def is unusable.
+ * The reader and the scalar conversions are shared (data_read.h) with
+ * data_state.c, which reads saved positions.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "data.h"
+#include "data_read.h"
 #include "pack.h"
 
 #include <dirent.h>
@@ -24,73 +27,11 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-/* A scalar as read: text (arena, NUL-terminated), span, plain or quoted. */
-typedef struct ys {
-  const char *s;
-  size_t len;
-  mt_span sp;
-  bool plain;
-} ys;
-
-typedef struct ysv {
-  ys *v;
-  size_t n, cap;
-} ysv;
-
-/* A leader reference in a card attribute, resolved when factions are in. */
-typedef struct pending {
-  int card, attr;
-  ys v;
-} pending;
-
-typedef struct deck_extra {
-  ys from_leaders; /* attribute name, or s == NULL */
-  ys *dkeys, *dvals; /* deck-level attribute defaults */
-  size_t nd;
-} deck_extra;
-
-struct data_loader {
-  board_def *def;
-  diag *d;
-  arena ar;
-  int errors;
-  pending *pend;
-  size_t npend, cappend;
-  deck_extra *dx; /* per deck */
-  size_t ndx, capdx;
-};
-
-/* The event reader over one file. */
-typedef struct yr {
-  data_loader *ld;
-  yaml_parser_t p;
-  yaml_event_t ev;
-  bool have, fatal;
-  uint32_t file;
-  const char *text;
-  size_t len;
-  int depth;
-  size_t mline, mcol; /* the last mark converted (mark_off), and its offset */
-  uint32_t moff;
-  bool mvalid;
-} yr;
-
-#define AVEC_PUSH(ar, v, n, cap, x)                                                 \
-  do {                                                                              \
-    if ((n) >= (cap)) {                                                             \
-      size_t nc_ = (cap) ? (cap) * 2 : 8;                                           \
-      void *nv_ = arena_alloc((ar), nc_ * sizeof *(v));                             \
-      if (n) memcpy(nv_, (v), (n) * sizeof *(v));                                   \
-      (v) = nv_;                                                                    \
-      (cap) = nc_;                                                                  \
-    }                                                                               \
-    (v)[(n)++] = (x);                                                               \
-  } while (0)
 
 /* ---- diagnostics -------------------------------------------------------------- */
 
-static void lerr(data_loader *ld, mt_span sp, const char *fmt, ...) MT_PRINTF(3, 4);
-static void lerr(data_loader *ld, mt_span sp, const char *fmt, ...) {
+void data_lerr(data_loader *ld, mt_span sp, const char *fmt, ...) MT_PRINTF(3, 4);
+void data_lerr(data_loader *ld, mt_span sp, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   diag_report(ld->d, DIAG_ERROR, sp, fmt, ap);
@@ -132,7 +73,7 @@ static uint32_t mark_off(yr *r, yaml_mark_t m) {
   return off;
 }
 
-static mt_span ev_span(yr *r) {
+mt_span data_ev_span(yr *r) {
   mt_span sp = {r->file, mark_off(r, r->ev.start_mark), mark_off(r, r->ev.end_mark)};
   if (sp.end <= sp.start) sp.end = sp.start + 1;
   return sp;
@@ -147,14 +88,14 @@ static void parser_error(yr *r) {
     uint32_t off = (uint32_t)(p->problem_offset < r->len ? p->problem_offset : r->len);
     mt_span sp = {r->file, off, off + 1};
     if (p->problem_value != -1)
-      lerr(r->ld, sp, "invalid UTF-8 at byte offset %zu (%s: 0x%02x)", p->problem_offset, problem,
+      data_lerr(r->ld, sp, "invalid UTF-8 at byte offset %zu (%s: 0x%02x)", p->problem_offset, problem,
            (unsigned)p->problem_value & 0xffu);
-    else lerr(r->ld, sp, "invalid input at byte offset %zu (%s)", p->problem_offset, problem);
+    else data_lerr(r->ld, sp, "invalid input at byte offset %zu (%s)", p->problem_offset, problem);
     return;
   }
   mt_span sp = {r->file, mark_off(r, p->problem_mark), 0};
   sp.end = sp.start + 1;
-  lerr(r->ld, sp, "YAML syntax error: %s", problem);
+  data_lerr(r->ld, sp, "YAML syntax error: %s", problem);
   if (p->context) {
     mt_span cs = {r->file, mark_off(r, p->context_mark), 0};
     cs.end = cs.start + 1;
@@ -166,7 +107,7 @@ static void parser_error(yr *r) {
 
 /* Pulls the next event.  Returns false (and marks the file fatal) on a YAML
  * error, an alias, an anchor, a tag or nesting deeper than the limit. */
-static bool yr_next(yr *r) {
+bool data_yr_next(yr *r) {
   if (r->fatal) return false;
   if (r->have) {
     yaml_event_delete(&r->ev);
@@ -181,7 +122,7 @@ static bool yr_next(yr *r) {
   const yaml_char_t *anchor = NULL, *tag = NULL;
   switch (r->ev.type) {
   case YAML_ALIAS_EVENT:
-    lerr(r->ld, ev_span(r), "aliases are not allowed in component files");
+    data_lerr(r->ld, data_ev_span(r), "aliases are not allowed in component files");
     r->fatal = true;
     return false;
   case YAML_SCALAR_EVENT:
@@ -198,7 +139,7 @@ static bool yr_next(yr *r) {
       tag = r->ev.data.mapping_start.tag;
     }
     if (++r->depth > DATA_MAX_DEPTH && !anchor && !tag) {
-      lerr(r->ld, ev_span(r), "nesting deeper than %d levels", DATA_MAX_DEPTH);
+      data_lerr(r->ld, data_ev_span(r), "nesting deeper than %d levels", DATA_MAX_DEPTH);
       r->fatal = true;
       return false;
     }
@@ -211,12 +152,12 @@ static bool yr_next(yr *r) {
     break;
   }
   if (anchor) {
-    lerr(r->ld, ev_span(r), "anchors (&%s) are not allowed in component files", (const char *)anchor);
+    data_lerr(r->ld, data_ev_span(r), "anchors (&%s) are not allowed in component files", (const char *)anchor);
     r->fatal = true;
     return false;
   }
   if (tag) {
-    lerr(r->ld, ev_span(r), "tags (%s) are not allowed in component files", (const char *)tag);
+    data_lerr(r->ld, data_ev_span(r), "tags (%s) are not allowed in component files", (const char *)tag);
     r->fatal = true;
     return false;
   }
@@ -224,25 +165,25 @@ static bool yr_next(yr *r) {
 }
 
 /* Skips the value whose first event is current; leaves its last current. */
-static void yr_skip(yr *r) {
+void data_yr_skip(yr *r) {
   if (r->ev.type != YAML_SEQUENCE_START_EVENT && r->ev.type != YAML_MAPPING_START_EVENT) return;
   int target = r->depth - 1;
-  while (r->depth > target && yr_next(r)) {
+  while (r->depth > target && data_yr_next(r)) {
   }
 }
 
-static bool is_scalar(const yr *r) { return r->have && r->ev.type == YAML_SCALAR_EVENT; }
+bool data_is_scalar(const yr *r) { return r->have && r->ev.type == YAML_SCALAR_EVENT; }
 
 /* Copies the current scalar into the arena.  A NUL byte inside is refused. */
-static bool yr_scalar(yr *r, ys *out) {
+bool data_yr_scalar(yr *r, ys *out) {
   size_t n = r->ev.data.scalar.length;
   const char *s = (const char *)r->ev.data.scalar.value;
-  out->sp = ev_span(r);
+  out->sp = data_ev_span(r);
   out->plain = r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
   out->s = arena_strndup(&r->ld->ar, s, n);
   out->len = n;
   if (strlen(out->s) != n) {
-    lerr(r->ld, out->sp, "NUL byte inside a string");
+    data_lerr(r->ld, out->sp, "NUL byte inside a string");
     out->s = "";
     out->len = 0;
     return false;
@@ -266,70 +207,66 @@ static const char *found(yr *r, char *buf, size_t n) {
 }
 
 /* An empty plain value (`key:` with nothing) stands for an empty collection. */
-static bool is_empty(const yr *r) {
+bool data_is_empty(const yr *r) {
   return r->have && r->ev.type == YAML_SCALAR_EVENT && r->ev.data.scalar.length == 0 &&
          r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
 }
 
-static bool expect_map(yr *r, const char *what) {
+bool data_expect_map(yr *r, const char *what) {
   if (r->have && r->ev.type == YAML_MAPPING_START_EVENT) return true;
-  if (is_empty(r)) return false;
+  if (data_is_empty(r)) return false;
   char buf[64];
-  if (r->have) lerr(r->ld, ev_span(r), "expected a mapping for %s, found %s", what, found(r, buf, sizeof buf));
-  yr_skip(r);
+  if (r->have) data_lerr(r->ld, data_ev_span(r), "expected a mapping for %s, found %s", what, found(r, buf, sizeof buf));
+  data_yr_skip(r);
   return false;
 }
 
-static bool expect_seq(yr *r, const char *what) {
+bool data_expect_seq(yr *r, const char *what) {
   if (r->have && r->ev.type == YAML_SEQUENCE_START_EVENT) return true;
-  if (is_empty(r)) return false;
+  if (data_is_empty(r)) return false;
   char buf[64];
-  if (r->have) lerr(r->ld, ev_span(r), "expected a sequence for %s, found %s", what, found(r, buf, sizeof buf));
-  yr_skip(r);
+  if (r->have) data_lerr(r->ld, data_ev_span(r), "expected a sequence for %s, found %s", what, found(r, buf, sizeof buf));
+  data_yr_skip(r);
   return false;
 }
 
-static bool expect_scalar(yr *r, const char *what, ys *out) {
-  if (is_scalar(r)) return yr_scalar(r, out);
+bool data_expect_scalar(yr *r, const char *what, ys *out) {
+  if (data_is_scalar(r)) return data_yr_scalar(r, out);
   char buf[64];
-  if (r->have) lerr(r->ld, ev_span(r), "expected a single value for %s, found %s", what, found(r, buf, sizeof buf));
-  yr_skip(r);
+  if (r->have) data_lerr(r->ld, data_ev_span(r), "expected a single value for %s, found %s", what, found(r, buf, sizeof buf));
+  data_yr_skip(r);
   return false;
 }
 
-typedef struct keyseen {
-  ys *k;
-  size_t n, cap;
-} keyseen;
 
 /* Advances to the next key of the mapping being walked and then to its
  * value.  Returns false at the mapping's end (or on a fatal error).
  * Duplicate and non-scalar keys are reported and their values skipped. */
-static bool map_key(yr *r, keyseen *ks, ys *key) {
+bool data_map_key(yr *r, keyseen *ks, ys *key) {
   for (;;) {
-    if (!yr_next(r) || r->ev.type == YAML_MAPPING_END_EVENT) return false;
+    if (!data_yr_next(r) || r->ev.type == YAML_MAPPING_END_EVENT) return false;
     if (r->ev.type != YAML_SCALAR_EVENT) {
-      lerr(r->ld, ev_span(r), "mapping keys must be single values");
-      yr_skip(r);
-      if (!yr_next(r)) return false;
-      yr_skip(r);
+      data_lerr(r->ld, data_ev_span(r), "mapping keys must be single values");
+      data_yr_skip(r);
+      if (!data_yr_next(r)) return false;
+      data_yr_skip(r);
       continue;
     }
-    if (!yr_scalar(r, key)) {
-      if (!yr_next(r)) return false;
-      yr_skip(r);
+    if (!data_yr_scalar(r, key)) {
+      if (!data_yr_next(r)) return false;
+      data_yr_skip(r);
       continue;
     }
     bool dup = false;
     for (size_t i = 0; i < ks->n && !dup; i++)
       if (ks->k[i].len == key->len && memcmp(ks->k[i].s, key->s, key->len) == 0) {
-        lerr(r->ld, key->sp, "duplicate key '%s'", key->s);
+        data_lerr(r->ld, key->sp, "duplicate key '%s'", key->s);
         lnote(r->ld, ks->k[i].sp, "first defined here");
         dup = true;
       }
-    if (!yr_next(r)) return false;
+    if (!data_yr_next(r)) return false;
     if (dup) {
-      yr_skip(r);
+      data_yr_skip(r);
       continue;
     }
     AVEC_PUSH(&r->ld->ar, ks->k, ks->n, ks->cap, *key);
@@ -337,32 +274,32 @@ static bool map_key(yr *r, keyseen *ks, ys *key) {
   }
 }
 
-static bool keyis(const ys *k, const char *s) { return strcmp(k->s, s) == 0; }
+bool data_keyis(const ys *k, const char *s) { return strcmp(k->s, s) == 0; }
 
-static void unknown_key(yr *r, const ys *k, const char *where, const char *const *cands, size_t n) {
+void data_unknown_key(yr *r, const ys *k, const char *where, const char *const *cands, size_t n) {
   const char *sug = diag_suggest(k->s, cands, n);
-  if (sug) lerr(r->ld, k->sp, "unknown key '%s' in %s (did you mean '%s'?)", k->s, where, sug);
+  if (sug) data_lerr(r->ld, k->sp, "unknown key '%s' in %s (did you mean '%s'?)", k->s, where, sug);
   else {
     strbuf b = {0};
     for (size_t i = 0; i < n && i < 12; i++) sb_printf(&b, "%s%s", i ? ", " : "", cands[i]);
-    lerr(r->ld, k->sp, "unknown key '%s' in %s (expected one of: %s)", k->s, where, b.s ? b.s : "");
+    data_lerr(r->ld, k->sp, "unknown key '%s' in %s (expected one of: %s)", k->s, where, b.s ? b.s : "");
     sb_free(&b);
   }
-  yr_skip(r);
+  data_yr_skip(r);
 }
 
 /* Reads a sequence of scalars into V (arena). */
-static void read_list(yr *r, const char *what, ysv *v) {
-  if (!expect_seq(r, what)) return;
-  while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
+void data_read_list(yr *r, const char *what, ysv *v) {
+  if (!data_expect_seq(r, what)) return;
+  while (data_yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
     ys s;
-    if (expect_scalar(r, what, &s)) AVEC_PUSH(&r->ld->ar, v->v, v->n, v->cap, s);
+    if (data_expect_scalar(r, what, &s)) AVEC_PUSH(&r->ld->ar, v->v, v->n, v->cap, s);
   }
 }
 
 /* ---- scalar conversions ---------------------------------------------------------------- */
 
-static bool ys_null(const ys *v) {
+bool data_ys_null(const ys *v) {
   return v->plain && (v->len == 0 || !strcmp(v->s, "~") || !strcmp(v->s, "null") ||
                       !strcmp(v->s, "Null") || !strcmp(v->s, "NULL"));
 }
@@ -377,13 +314,13 @@ static bool ys_yaml_bool(const ys *v) {
   return false;
 }
 
-static bool conv_int(data_loader *ld, const ys *v, const char *what, long lo, long hi, int32_t *out) {
+bool data_conv_int(data_loader *ld, const ys *v, const char *what, long lo, long hi, int32_t *out) {
   if (!v->plain) {
-    lerr(ld, v->sp, "expected an integer for %s, found a quoted string", what);
+    data_lerr(ld, v->sp, "expected an integer for %s, found a quoted string", what);
     return false;
   }
   if (ys_yaml_bool(v)) {
-    lerr(ld, v->sp, "expected an integer for %s, found '%s' (a YAML 1.1 boolean); write a number", what, v->s);
+    data_lerr(ld, v->sp, "expected an integer for %s, found '%s' (a YAML 1.1 boolean); write a number", what, v->s);
     return false;
   }
   const char *s = v->s;
@@ -391,23 +328,23 @@ static bool conv_int(data_loader *ld, const ys *v, const char *what, long lo, lo
   bool ok = s[i] != 0;
   for (size_t j = i; s[j]; j++) ok &= s[j] >= '0' && s[j] <= '9';
   if (!ok) {
-    lerr(ld, v->sp, "expected an integer for %s, found '%.40s'", what, s);
+    data_lerr(ld, v->sp, "expected an integer for %s, found '%.40s'", what, s);
     return false;
   }
   long x = strlen(s) > 12 ? (s[0] == '-' ? -1000000000000L : 1000000000000L) : strtol(s, NULL, 10);
   if (x < lo || x > hi) {
-    lerr(ld, v->sp, "%s out of range: %.40s (expected %ld..%ld)", what, s, lo, hi);
+    data_lerr(ld, v->sp, "%s out of range: %.40s (expected %ld..%ld)", what, s, lo, hi);
     return false;
   }
   *out = (int32_t)x;
   return true;
 }
 
-static bool conv_bool(data_loader *ld, const ys *v, const char *what, int32_t *out) {
+bool data_conv_bool(data_loader *ld, const ys *v, const char *what, int32_t *out) {
   if (v->plain && !strcmp(v->s, "true")) return *out = 1, true;
   if (v->plain && !strcmp(v->s, "false")) return *out = 0, true;
-  if (ys_yaml_bool(v)) lerr(ld, v->sp, "write true or false for %s, not '%s'", what, v->s);
-  else lerr(ld, v->sp, "expected true or false for %s, found '%.40s'", what, v->s);
+  if (ys_yaml_bool(v)) data_lerr(ld, v->sp, "write true or false for %s, not '%s'", what, v->s);
+  else data_lerr(ld, v->sp, "expected true or false for %s, found '%.40s'", what, v->s);
   return false;
 }
 
@@ -420,7 +357,7 @@ static bool valid_id(const char *s) {
 
 static bool check_id(data_loader *ld, const ys *v, const char *what) {
   if (valid_id(v->s)) return true;
-  lerr(ld, v->sp, "'%.40s' is not a valid %s id (ids are snake_case: a-z, 0-9, '_', starting with a letter)", v->s, what);
+  data_lerr(ld, v->sp, "'%.40s' is not a valid %s id (ids are snake_case: a-z, 0-9, '_', starting with a letter)", v->s, what);
   return false;
 }
 
@@ -430,24 +367,21 @@ static const char *type_name(board_type t) {
 }
 
 /* Names a reference that does not resolve, with a suggestion. */
-static void dangling(data_loader *ld, const ys *v, const char *what, char *const *names, size_t stride,
-                     int n) {
+void data_dangling(data_loader *ld, const ys *v, const char *what, char *const *names, size_t stride, int n) {
   const char **c = mt_calloc((size_t)n + 1, sizeof *c);
   for (int i = 0; i < n; i++) c[i] = *(char *const *)(const void *)((const char *)names + (size_t)i * stride);
   const char *sug = diag_suggest(v->s, c, (size_t)n);
-  if (sug) lerr(ld, v->sp, "unknown %s '%.40s' (did you mean '%s'?)", what, v->s, sug);
-  else lerr(ld, v->sp, "unknown %s '%.40s'", what, v->s);
+  if (sug) data_lerr(ld, v->sp, "unknown %s '%.40s' (did you mean '%s'?)", what, v->s, sug);
+  else data_lerr(ld, v->sp, "unknown %s '%.40s'", what, v->s);
   mt_free(c);
 }
-#define DANGLING(ld, v, what, arr, n, field) \
-  dangling((ld), (v), (what), (n) ? &(arr)[0].field : NULL, sizeof(arr)[0], (n))
 
-static int resolve_area(data_loader *ld, const ys *v) {
+int data_resolve_area(data_loader *ld, const ys *v) {
   board_def *def = ld->def;
   int a = board_area_index(def, v->s);
   if (a < 0) {
     if (def->nareas) DANGLING(ld, v, "territory", def->areas, def->nareas, id);
-    else lerr(ld, v->sp, "unknown territory '%.40s' (no board loaded)", v->s);
+    else data_lerr(ld, v->sp, "unknown territory '%.40s' (no board loaded)", v->s);
   }
   return a;
 }
@@ -456,38 +390,38 @@ static int resolve_area(data_loader *ld, const ys *v) {
  * Faction and leader references only accept none here: component files name
  * leaders through deferred resolution (card_attr) and saved states resolve
  * factions against the game (state_value). */
-static bool conv_value(data_loader *ld, const ys *v, board_type t, char **values, int nvalues,
-                       const char *what, int32_t *out) {
+bool data_conv_value(data_loader *ld, const ys *v, board_type t, char **values, int nvalues, const char *what,
+                     int32_t *out) {
   switch (t) {
-  case BT_INT: return conv_int(ld, v, what, INT32_MIN + 1L, INT32_MAX, out);
-  case BT_BOOL: return conv_bool(ld, v, what, out);
+  case BT_INT: return data_conv_int(ld, v, what, INT32_MIN + 1L, INT32_MAX, out);
+  case BT_BOOL: return data_conv_bool(ld, v, what, out);
   case BT_SECTOR:
-    if (ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
-    if (!conv_int(ld, v, what, INT32_MIN + 1L, INT32_MAX, out)) return false;
+    if (data_ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
+    if (!data_conv_int(ld, v, what, INT32_MIN + 1L, INT32_MAX, out)) return false;
     if (*out < 0 || *out >= ld->def->nsectors) {
-      lerr(ld, v->sp, "sector %d out of range (the board has sectors 0..%d)", *out, ld->def->nsectors - 1);
+      data_lerr(ld, v->sp, "sector %d out of range (the board has sectors 0..%d)", *out, ld->def->nsectors - 1);
       return false;
     }
     return true;
   case BT_AREA:
-    if (ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
-    return (*out = resolve_area(ld, v)) >= 0;
+    if (data_ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
+    return (*out = data_resolve_area(ld, v)) >= 0;
   case BT_FACTION:
   case BT_LEADER:
-    if (ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
-    lerr(ld, v->sp, "a %s value here can only be none", type_name(t));
+    if (data_ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
+    data_lerr(ld, v->sp, "a %s value here can only be none", type_name(t));
     return false;
   case BT_CARD: /* variables of the rules: state_value reads them */
   case BT_NAME:
   case BT_PILE:
-  case BT_LOC: lerr(ld, v->sp, "a %s value is not expected here", type_name(t)); return false;
+  case BT_LOC: data_lerr(ld, v->sp, "a %s value is not expected here", type_name(t)); return false;
   case BT_ENUM:
     for (int i = 0; i < nvalues; i++)
       if (!strcmp(values[i], v->s)) return *out = i, true;
     {
       const char *sug = diag_suggest(v->s, (const char *const *)values, (size_t)nvalues);
-      if (sug) lerr(ld, v->sp, "'%.40s' is not a value of %s (did you mean '%s'?)", v->s, what, sug);
-      else lerr(ld, v->sp, "'%.40s' is not a value of %s", v->s, what);
+      if (sug) data_lerr(ld, v->sp, "'%.40s' is not a value of %s (did you mean '%s'?)", v->s, what, sug);
+      else data_lerr(ld, v->sp, "'%.40s' is not a value of %s", v->s, what);
     }
     return false;
   }
@@ -497,7 +431,7 @@ static bool conv_value(data_loader *ld, const ys *v, board_type t, char **values
 /* ---- file plumbing ------------------------------------------------------------------------ */
 
 /* Opens a reader on TEXT (registered with diag under NAME). */
-static void yr_open(yr *r, data_loader *ld, const char *name, const char *text, size_t len) {
+void data_yr_open(yr *r, data_loader *ld, const char *name, const char *text, size_t len) {
   memset(r, 0, sizeof *r);
   r->ld = ld;
   r->file = diag_add_source(ld->d, name, text, len);
@@ -506,35 +440,35 @@ static void yr_open(yr *r, data_loader *ld, const char *name, const char *text, 
   yaml_parser_set_input_string(&r->p, (const unsigned char *)r->text, r->len);
 }
 
-static void yr_close(yr *r) {
+void data_yr_close(yr *r) {
   if (r->have) yaml_event_delete(&r->ev);
   yaml_parser_delete(&r->p);
 }
 
 /* Positions the reader on the root mapping's start; false if there is none. */
-static bool yr_root(yr *r, const char *what) {
-  if (!yr_next(r) || r->ev.type != YAML_STREAM_START_EVENT) return false;
-  if (!yr_next(r)) return false;
+bool data_yr_root(yr *r, const char *what) {
+  if (!data_yr_next(r) || r->ev.type != YAML_STREAM_START_EVENT) return false;
+  if (!data_yr_next(r)) return false;
   if (r->ev.type == YAML_STREAM_END_EVENT) {
     mt_span sp = {r->file, 0, 1};
-    lerr(r->ld, sp, "empty file: expected %s", what);
+    data_lerr(r->ld, sp, "empty file: expected %s", what);
     return false;
   }
-  if (!yr_next(r)) return false;
-  if (is_empty(r)) {
-    lerr(r->ld, ev_span(r), "expected %s, found nothing", what);
+  if (!data_yr_next(r)) return false;
+  if (data_is_empty(r)) {
+    data_lerr(r->ld, data_ev_span(r), "expected %s, found nothing", what);
     return false;
   }
-  return expect_map(r, what);
+  return data_expect_map(r, what);
 }
 
 /* After the root mapping: exactly one document. */
-static void yr_end(yr *r) {
+void data_yr_end(yr *r) {
   if (r->fatal) return;
-  if (!yr_next(r)) return; /* DOCUMENT_END */
-  if (!yr_next(r)) return;
+  if (!data_yr_next(r)) return; /* DOCUMENT_END */
+  if (!data_yr_next(r)) return;
   if (r->ev.type != YAML_STREAM_END_EVENT)
-    lerr(r->ld, ev_span(r), "only one YAML document is allowed in a component file");
+    data_lerr(r->ld, data_ev_span(r), "only one YAML document is allowed in a component file");
 }
 
 static char *read_file(data_loader *ld, const char *path, size_t *len) {
@@ -542,7 +476,7 @@ static char *read_file(data_loader *ld, const char *path, size_t *len) {
   char *text = mt_read_file(path, len, &why);
   if (!text) {
     mt_span none = {DIAG_NOFILE, 0, 0};
-    lerr(ld, none, "%s", why.s);
+    data_lerr(ld, none, "%s", why.s);
   }
   sb_free(&why);
   return text;
@@ -566,32 +500,32 @@ static bool parse_type(data_loader *ld, const ys *v, board_type *t, unsigned all
   for (int i = 0; i < 7; i++)
     if ((allowed >> i) & 1u) ok[n++] = names[i];
   const char *sug = diag_suggest(v->s, ok, n);
-  if (sug) lerr(ld, v->sp, "unknown type '%.40s' (did you mean '%s'?)", v->s, sug);
-  else lerr(ld, v->sp, "unknown or unsupported type '%.40s' here", v->s);
+  if (sug) data_lerr(ld, v->sp, "unknown type '%.40s' (did you mean '%s'?)", v->s, sug);
+  else data_lerr(ld, v->sp, "unknown or unsupported type '%.40s' here", v->s);
   return false;
 }
 
 /* `name: type` or `name: { type:, values:, default:|initial:, scope:, kind: }`.
  * IS_VAR selects the variable keys. */
 static void read_decl(yr *r, raw_decl *d, bool is_var) {
-  if (is_scalar(r)) {
-    yr_scalar(r, &d->type);
+  if (data_is_scalar(r)) {
+    data_yr_scalar(r, &d->type);
     d->has_type = true;
     return;
   }
-  if (!expect_map(r, is_var ? "a variable" : "an attribute")) return;
+  if (!data_expect_map(r, is_var ? "a variable" : "an attribute")) return;
   keyseen ks = {0};
   ys k;
   static const char *const akeys[] = {"type", "values", "default"};
   static const char *const vkeys[] = {"type", "values", "initial", "scope", "kind", "visibility"};
-  while (map_key(r, &ks, &k)) {
-    if (keyis(&k, "type")) d->has_type = expect_scalar(r, "type", &d->type);
-    else if (keyis(&k, "values")) d->has_values = true, read_list(r, "values", &d->values);
-    else if (keyis(&k, is_var ? "initial" : "default")) d->has_dflt = expect_scalar(r, "a value", &d->dflt);
-    else if (is_var && keyis(&k, "scope")) d->has_scope = expect_scalar(r, "scope", &d->scope);
-    else if (is_var && keyis(&k, "kind")) d->has_kind = expect_scalar(r, "kind", &d->kind);
-    else if (is_var && keyis(&k, "visibility")) d->has_vis = expect_scalar(r, "visibility", &d->vis);
-    else unknown_key(r, &k, is_var ? "a variable" : "an attribute", is_var ? vkeys : akeys, is_var ? 6 : 3);
+  while (data_map_key(r, &ks, &k)) {
+    if (data_keyis(&k, "type")) d->has_type = data_expect_scalar(r, "type", &d->type);
+    else if (data_keyis(&k, "values")) d->has_values = true, data_read_list(r, "values", &d->values);
+    else if (data_keyis(&k, is_var ? "initial" : "default")) d->has_dflt = data_expect_scalar(r, "a value", &d->dflt);
+    else if (is_var && data_keyis(&k, "scope")) d->has_scope = data_expect_scalar(r, "scope", &d->scope);
+    else if (is_var && data_keyis(&k, "kind")) d->has_kind = data_expect_scalar(r, "kind", &d->kind);
+    else if (is_var && data_keyis(&k, "visibility")) d->has_vis = data_expect_scalar(r, "visibility", &d->vis);
+    else data_unknown_key(r, &k, is_var ? "a variable" : "an attribute", is_var ? vkeys : akeys, is_var ? 6 : 3);
   }
 }
 
@@ -600,7 +534,7 @@ static void parse_visibility(data_loader *ld, const ys *v, board_visibility *out
   if (!strcmp(v->s, "public")) *out = VIS_PUBLIC;
   else if (!strcmp(v->s, "owner")) *out = VIS_OWNER;
   else if (!strcmp(v->s, "nobody")) *out = VIS_NOBODY;
-  else lerr(ld, v->sp, "unknown visibility '%.40s' (expected public, owner or nobody)", v->s);
+  else data_lerr(ld, v->sp, "unknown visibility '%.40s' (expected public, owner or nobody)", v->s);
 }
 
 static char **ysv_ids(data_loader *ld, const ysv *v, const char *what) {
@@ -608,7 +542,7 @@ static char **ysv_ids(data_loader *ld, const ysv *v, const char *what) {
   for (size_t i = 0; i < v->n; i++) {
     check_id(ld, &v->v[i], what);
     for (size_t j = 0; j < i; j++)
-      if (!strcmp(v->v[j].s, v->v[i].s)) lerr(ld, v->v[i].sp, "'%s' is listed twice", v->v[i].s);
+      if (!strcmp(v->v[j].s, v->v[i].s)) data_lerr(ld, v->v[i].sp, "'%s' is listed twice", v->v[i].s);
     out[i] = mt_strdup(v->v[i].s);
   }
   return out;
@@ -626,12 +560,12 @@ static void make_attrs(data_loader *ld, raw_decl *raw, size_t n, board_attr **ou
     a.type = d->has_values ? BT_ENUM : BT_INT;
     if (d->has_type) parse_type(ld, &d->type, &a.type, allowed);
     if (a.type == BT_ENUM) {
-      if (!d->has_values || d->values.n == 0) lerr(ld, d->name.sp, "enum %s '%s' needs a list of values", what, d->name.s);
+      if (!d->has_values || d->values.n == 0) data_lerr(ld, d->name.sp, "enum %s '%s' needs a list of values", what, d->name.s);
       a.values = ysv_ids(ld, &d->values, "value");
       a.nvalues = (int)d->values.n;
     }
     a.dflt = (a.type == BT_AREA || a.type == BT_SECTOR || a.type == BT_LEADER || a.type == BT_FACTION) ? -1 : 0;
-    if (d->has_dflt) conv_value(ld, &d->dflt, a.type, a.values, a.nvalues, d->name.s, &a.dflt);
+    if (d->has_dflt) data_conv_value(ld, &d->dflt, a.type, a.values, a.nvalues, d->name.s, &a.dflt);
     a.name = mt_strdup(d->name.s);
     (*out)[(*nout)++] = a;
   }
@@ -671,10 +605,10 @@ typedef struct board_raw {
 } board_raw;
 
 static void read_decls(yr *r, raw_decl **v, size_t *n, size_t *cap, bool is_var, const char *what) {
-  if (!expect_map(r, what)) return;
+  if (!data_expect_map(r, what)) return;
   keyseen ks = {0};
   ys k;
-  while (map_key(r, &ks, &k)) {
+  while (data_map_key(r, &ks, &k)) {
     raw_decl d;
     memset(&d, 0, sizeof d);
     d.name = k;
@@ -686,30 +620,30 @@ static void read_decls(yr *r, raw_decl **v, size_t *n, size_t *cap, bool is_var,
 /* One territory: fixed keys are read here; anything else is an attribute,
  * checked against the declarations once the whole file is read. */
 static void read_area(yr *r, raw_area *a) {
-  if (!expect_map(r, "a territory")) return;
+  if (!data_expect_map(r, "a territory")) return;
   keyseen ks = {0};
   ys k;
-  while (map_key(r, &ks, &k)) {
-    if (keyis(&k, "name")) a->has_name = expect_scalar(r, "name", &a->name);
-    else if (keyis(&k, "tags")) read_list(r, "tags", &a->tags);
-    else if (keyis(&k, "sectors")) a->has_sectors = true, read_list(r, "sectors", &a->sectors);
-    else if (keyis(&k, "borders")) read_list(r, "borders", &a->borders);
-    else if (keyis(&k, "section_borders")) a->has_sb = true, read_list(r, "section_borders", &a->sborders);
-    else if (keyis(&k, "sections")) {
+  while (data_map_key(r, &ks, &k)) {
+    if (data_keyis(&k, "name")) a->has_name = data_expect_scalar(r, "name", &a->name);
+    else if (data_keyis(&k, "tags")) data_read_list(r, "tags", &a->tags);
+    else if (data_keyis(&k, "sectors")) a->has_sectors = true, data_read_list(r, "sectors", &a->sectors);
+    else if (data_keyis(&k, "borders")) data_read_list(r, "borders", &a->borders);
+    else if (data_keyis(&k, "section_borders")) a->has_sb = true, data_read_list(r, "section_borders", &a->sborders);
+    else if (data_keyis(&k, "sections")) {
       a->has_sections = true;
-      if (!expect_map(r, "sections")) continue;
+      if (!data_expect_map(r, "sections")) continue;
       keyseen ks2 = {0};
       ys k2;
-      while (map_key(r, &ks2, &k2)) {
+      while (data_map_key(r, &ks2, &k2)) {
         raw_section_list sl;
         memset(&sl, 0, sizeof sl);
         sl.key = k2;
-        read_list(r, "section borders", &sl.refs);
+        data_read_list(r, "section borders", &sl.refs);
         AVEC_PUSH(&r->ld->ar, a->secs, a->nsecs, a->capsecs, sl);
       }
     } else {
       ys v;
-      if (!expect_scalar(r, "an attribute", &v)) continue;
+      if (!data_expect_scalar(r, "an attribute", &v)) continue;
       AVEC_PUSH(&r->ld->ar, a->akeys, a->nattr, a->capattr, k);
       a->nattr--;
       AVEC_PUSH(&r->ld->ar, a->avals, a->nattr, a->capattr2, v);
@@ -724,54 +658,54 @@ static void read_board(yr *r, board_raw *b) {
                                      "token_kinds", "leader_status", "variables", "territories"};
   keyseen ks = {0};
   ys k;
-  while (map_key(r, &ks, &k)) {
-    if (keyis(&k, "sectors")) {
+  while (data_map_key(r, &ks, &k)) {
+    if (data_keyis(&k, "sectors")) {
       ys v;
       int32_t n;
       b->has_sectors = true;
       def->nsectors = BOARD_MAX_SECTORS; /* after a bad value: no cascade of range errors */
-      if (expect_scalar(r, "sectors", &v) && conv_int(r->ld, &v, "sectors", 1, BOARD_MAX_SECTORS, &n))
+      if (data_expect_scalar(r, "sectors", &v) && data_conv_int(r->ld, &v, "sectors", 1, BOARD_MAX_SECTORS, &n))
         def->nsectors = n;
-    } else if (keyis(&k, "initial_pool")) b->has_initial_pool = expect_scalar(r, "initial_pool", &b->initial_pool);
-    else if (keyis(&k, "storm_marker")) b->has_storm_marker = expect_scalar(r, "storm_marker", &b->storm_marker);
-    else if (keyis(&k, "tags")) read_list(r, "tags", &b->tags);
-    else if (keyis(&k, "token_kinds")) read_list(r, "token_kinds", &b->kinds);
-    else if (keyis(&k, "leader_status")) read_list(r, "leader_status", &b->lstatus);
-    else if (keyis(&k, "area_attributes")) read_decls(r, &b->aattr, &b->naattr, &b->capaattr, false, "area_attributes");
-    else if (keyis(&k, "faction_attributes")) read_decls(r, &b->fattr, &b->nfattr, &b->capfattr, false, "faction_attributes");
-    else if (keyis(&k, "variables")) read_decls(r, &b->vars, &b->nvars, &b->capvars, true, "variables");
-    else if (keyis(&k, "pools")) {
-      if (!expect_map(r, "pools")) continue;
+    } else if (data_keyis(&k, "initial_pool")) b->has_initial_pool = data_expect_scalar(r, "initial_pool", &b->initial_pool);
+    else if (data_keyis(&k, "storm_marker")) b->has_storm_marker = data_expect_scalar(r, "storm_marker", &b->storm_marker);
+    else if (data_keyis(&k, "tags")) data_read_list(r, "tags", &b->tags);
+    else if (data_keyis(&k, "token_kinds")) data_read_list(r, "token_kinds", &b->kinds);
+    else if (data_keyis(&k, "leader_status")) data_read_list(r, "leader_status", &b->lstatus);
+    else if (data_keyis(&k, "area_attributes")) read_decls(r, &b->aattr, &b->naattr, &b->capaattr, false, "area_attributes");
+    else if (data_keyis(&k, "faction_attributes")) read_decls(r, &b->fattr, &b->nfattr, &b->capfattr, false, "faction_attributes");
+    else if (data_keyis(&k, "variables")) read_decls(r, &b->vars, &b->nvars, &b->capvars, true, "variables");
+    else if (data_keyis(&k, "pools")) {
+      if (!data_expect_map(r, "pools")) continue;
       keyseen ks2 = {0};
       ys k2;
-      while (map_key(r, &ks2, &k2)) {
+      while (data_map_key(r, &ks2, &k2)) {
         ys scope = k2;
         scope.s = "global";
-        if (expect_map(r, "a pool")) {
+        if (data_expect_map(r, "a pool")) {
           keyseen ks3 = {0};
           ys k3;
           static const char *const pk[] = {"scope"};
-          while (map_key(r, &ks3, &k3)) {
-            if (keyis(&k3, "scope")) expect_scalar(r, "scope", &scope);
-            else unknown_key(r, &k3, "a pool", pk, 1);
+          while (data_map_key(r, &ks3, &k3)) {
+            if (data_keyis(&k3, "scope")) data_expect_scalar(r, "scope", &scope);
+            else data_unknown_key(r, &k3, "a pool", pk, 1);
           }
         }
         AVEC_PUSH(&r->ld->ar, b->pools, b->npools, b->cappools, k2);
         b->npools--;
         AVEC_PUSH(&r->ld->ar, b->pool_scope, b->npools, b->cappools2, scope);
       }
-    } else if (keyis(&k, "territories")) {
-      if (!expect_map(r, "territories")) continue;
+    } else if (data_keyis(&k, "territories")) {
+      if (!data_expect_map(r, "territories")) continue;
       keyseen ks2 = {0};
       ys k2;
-      while (map_key(r, &ks2, &k2)) {
+      while (data_map_key(r, &ks2, &k2)) {
         raw_area a;
         memset(&a, 0, sizeof a);
         a.id = k2;
         read_area(r, &a);
         AVEC_PUSH(&r->ld->ar, b->areas, b->nareas, b->capareas, a);
       }
-    } else unknown_key(r, &k, "the board", keys, sizeof keys / sizeof *keys);
+    } else data_unknown_key(r, &k, "the board", keys, sizeof keys / sizeof *keys);
   }
 }
 
@@ -779,21 +713,21 @@ static bool parse_scope(data_loader *ld, const ys *v, board_scope *s, bool secti
   if (!strcmp(v->s, "global")) return *s = BS_GLOBAL, true;
   if (!strcmp(v->s, "faction")) return *s = BS_FACTION, true;
   if (section_ok && !strcmp(v->s, "section")) return *s = BS_SECTION, true;
-  lerr(ld, v->sp, "unknown scope '%.40s' (expected global, faction%s)", v->s, section_ok ? " or section" : "");
+  data_lerr(ld, v->sp, "unknown scope '%.40s' (expected global, faction%s)", v->s, section_ok ? " or section" : "");
   return false;
 }
 
 /* Resolves one "area@sector" / "area" reference for section borders. */
-static int resolve_section(data_loader *ld, const ys *v) {
+int data_resolve_section(data_loader *ld, const ys *v) {
   board_def *def = ld->def;
   const char *at = strchr(v->s, '@');
   ys area = *v;
   if (at) area.s = arena_strndup(&ld->ar, v->s, (size_t)(at - v->s));
-  int a = resolve_area(ld, &area);
+  int a = data_resolve_area(ld, &area);
   if (a < 0) return -1;
   if (!at) {
     if (def->areas[a].nsections != 1 || def->sections[def->areas[a].first_section].sector >= 0) {
-      lerr(ld, v->sp, "'%s' spans sectors: name a section as %s@SECTOR", area.s, area.s);
+      data_lerr(ld, v->sp, "'%s' spans sectors: name a section as %s@SECTOR", area.s, area.s);
       return -1;
     }
     return def->areas[a].first_section;
@@ -801,13 +735,13 @@ static int resolve_section(data_loader *ld, const ys *v) {
   ys sec = *v;
   sec.s = at + 1;
   int32_t n;
-  if (!conv_int(ld, &sec, "a sector", INT32_MIN + 1L, INT32_MAX, &n)) return -1;
+  if (!data_conv_int(ld, &sec, "a sector", INT32_MIN + 1L, INT32_MAX, &n)) return -1;
   if (n < 0 || n >= def->nsectors) {
-    lerr(ld, v->sp, "sector %d out of range (the board has sectors 0..%d)", n, def->nsectors - 1);
+    data_lerr(ld, v->sp, "sector %d out of range (the board has sectors 0..%d)", n, def->nsectors - 1);
     return -1;
   }
   int s = board_section_of(def, a, n);
-  if (s < 0) lerr(ld, v->sp, "territory '%s' does not span sector %d", area.s, n);
+  if (s < 0) data_lerr(ld, v->sp, "territory '%s' does not span sector %d", area.s, n);
   return s;
 }
 
@@ -824,22 +758,22 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   board_def *def = ld->def;
   mt_span top = {file, 0, 1};
   if (!b->has_sectors) {
-    lerr(ld, top, "the board must declare 'sectors'");
+    data_lerr(ld, top, "the board must declare 'sectors'");
     def->nsectors = BOARD_MAX_SECTORS;
   }
   def->tags = ysv_ids(ld, &b->tags, "tag");
   def->ntags = (int)b->tags.n;
-  if (def->ntags > BOARD_MAX_TAGS) lerr(ld, b->tags.v[BOARD_MAX_TAGS].sp, "more than %d tags", BOARD_MAX_TAGS);
+  if (def->ntags > BOARD_MAX_TAGS) data_lerr(ld, b->tags.v[BOARD_MAX_TAGS].sp, "more than %d tags", BOARD_MAX_TAGS);
   def->kinds = ysv_ids(ld, &b->kinds, "token kind");
   def->nkinds = (int)b->kinds.n;
   if (def->nkinds > BOARD_MAX_KINDS) {
-    lerr(ld, b->kinds.v[BOARD_MAX_KINDS].sp, "more than %d token kinds", BOARD_MAX_KINDS);
+    data_lerr(ld, b->kinds.v[BOARD_MAX_KINDS].sp, "more than %d token kinds", BOARD_MAX_KINDS);
     def->nkinds = BOARD_MAX_KINDS;
   }
   def->leader_status = ysv_ids(ld, &b->lstatus, "leader status");
   def->nleader_status = (int)b->lstatus.n;
   if (def->nleader_status > BOARD_MAX_LEADER_STATUS) {
-    lerr(ld, b->lstatus.v[BOARD_MAX_LEADER_STATUS].sp, "more than %d leader statuses (a set of them holds at most %d)",
+    data_lerr(ld, b->lstatus.v[BOARD_MAX_LEADER_STATUS].sp, "more than %d leader statuses (a set of them holds at most %d)",
          BOARD_MAX_LEADER_STATUS, BOARD_MAX_LEADER_STATUS);
     for (int i = BOARD_MAX_LEADER_STATUS; i < def->nleader_status; i++) mt_free(def->leader_status[i]);
     def->nleader_status = BOARD_MAX_LEADER_STATUS;
@@ -863,7 +797,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   }
   /* areas and sections */
   if (b->nareas > BOARD_MAX_AREAS) {
-    lerr(ld, b->areas[BOARD_MAX_AREAS].id.sp, "more than %d territories", BOARD_MAX_AREAS);
+    data_lerr(ld, b->areas[BOARD_MAX_AREAS].id.sp, "more than %d territories", BOARD_MAX_AREAS);
     b->nareas = BOARD_MAX_AREAS;
   }
   def->areas = mt_calloc(b->nareas + 1, sizeof *def->areas);
@@ -882,21 +816,21 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
       int tag = board_tag_index(def, ra->tags.v[t].s);
       if (tag < 0) {
         const char *sug = diag_suggest(ra->tags.v[t].s, (const char *const *)def->tags, (size_t)def->ntags);
-        if (sug) lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (did you mean '%s'?)", ra->tags.v[t].s, sug);
-        else lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (declare it under 'tags')", ra->tags.v[t].s);
+        if (sug) data_lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (did you mean '%s'?)", ra->tags.v[t].s, sug);
+        else data_lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (declare it under 'tags')", ra->tags.v[t].s);
       } else if (tag < BOARD_MAX_TAGS) a->tags |= 1u << tag;
     }
-    if (!ra->has_sectors) lerr(ld, ra->id.sp, "territory '%s' has no 'sectors' (write [] for none)", ra->id.s);
+    if (!ra->has_sectors) data_lerr(ld, ra->id.sp, "territory '%s' has no 'sectors' (write [] for none)", ra->id.s);
     a->first_section = def->nsections;
     for (size_t s = 0; s < ra->sectors.n; s++) {
       int32_t sec;
-      if (!conv_int(ld, &ra->sectors.v[s], "a sector", INT32_MIN + 1L, INT32_MAX, &sec)) continue;
+      if (!data_conv_int(ld, &ra->sectors.v[s], "a sector", INT32_MIN + 1L, INT32_MAX, &sec)) continue;
       if (sec < 0 || sec >= def->nsectors) {
-        lerr(ld, ra->sectors.v[s].sp, "sector %d out of range (the board has sectors 0..%d)", sec, def->nsectors - 1);
+        data_lerr(ld, ra->sectors.v[s].sp, "sector %d out of range (the board has sectors 0..%d)", sec, def->nsectors - 1);
         continue;
       }
       if ((a->sectors >> sec) & 1u) {
-        lerr(ld, ra->sectors.v[s].sp, "sector %d is listed twice", sec);
+        data_lerr(ld, ra->sectors.v[s].sp, "sector %d is listed twice", sec);
         continue;
       }
       a->sectors |= 1u << sec;
@@ -910,7 +844,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
     a->nsections = def->nsections - a->first_section;
     def->nareas++;
   }
-  if (def->nsections > BOARD_MAX_SECTIONS) lerr(ld, top, "more than %d sections", BOARD_MAX_SECTIONS);
+  if (def->nsections > BOARD_MAX_SECTIONS) data_lerr(ld, top, "more than %d sections", BOARD_MAX_SECTIONS);
   /* area-level borders */
   typedef struct aref { int from, to; mt_span sp; } aref;
   aref *arefs = NULL;
@@ -918,14 +852,14 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   for (int i = 0; i < def->nareas; i++) {
     raw_area *ra = &b->areas[i];
     for (size_t j = 0; j < ra->borders.n; j++) {
-      int t = resolve_area(ld, &ra->borders.v[j]);
+      int t = data_resolve_area(ld, &ra->borders.v[j]);
       if (t < 0) continue;
       if (t == i) {
-        lerr(ld, ra->borders.v[j].sp, "territory '%s' cannot border itself", ra->id.s);
+        data_lerr(ld, ra->borders.v[j].sp, "territory '%s' cannot border itself", ra->id.s);
         continue;
       }
       if ((def->areas[i].borders >> t) & 1u) {
-        lerr(ld, ra->borders.v[j].sp, "border '%s' is listed twice", ra->borders.v[j].s);
+        data_lerr(ld, ra->borders.v[j].sp, "border '%s' is listed twice", ra->borders.v[j].s);
         continue;
       }
       def->areas[i].borders |= 1ull << t;
@@ -935,7 +869,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   }
   for (size_t i = 0; i < narefs; i++)
     if (!((def->areas[arefs[i].to].borders >> arefs[i].from) & 1u))
-      lerr(ld, arefs[i].sp, "asymmetric border: '%s' lists '%s' but '%s' does not list '%s'",
+      data_lerr(ld, arefs[i].sp, "asymmetric border: '%s' lists '%s' but '%s' does not list '%s'",
            def->areas[arefs[i].from].id, def->areas[arefs[i].to].id, def->areas[arefs[i].to].id,
            def->areas[arefs[i].from].id);
   /* section-level borders */
@@ -946,9 +880,9 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
     board_area *a = &def->areas[i];
     bool sectorless = def->sections[a->first_section].sector < 0;
     if (sectorless && ra->has_sections)
-      lerr(ld, ra->id.sp, "territory '%s' spans no sector: give its borders as 'section_borders'", ra->id.s);
+      data_lerr(ld, ra->id.sp, "territory '%s' spans no sector: give its borders as 'section_borders'", ra->id.s);
     if (!sectorless && ra->has_sb)
-      lerr(ld, ra->id.sp, "territory '%s' spans sectors: give its borders under 'sections'", ra->id.s);
+      data_lerr(ld, ra->id.sp, "territory '%s' spans sectors: give its borders under 'sections'", ra->id.s);
     uint32_t seen = 0;
     for (size_t s = 0; s < ra->nsecs + (sectorless && ra->has_sb ? 1 : 0); s++) {
       ysv *refs;
@@ -960,27 +894,27 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
         raw_section_list *sl = &ra->secs[s];
         int32_t sec;
         refs = &sl->refs;
-        if (sectorless || !conv_int(ld, &sl->key, "a sector", INT32_MIN + 1L, INT32_MAX, &sec)) continue;
+        if (sectorless || !data_conv_int(ld, &sl->key, "a sector", INT32_MIN + 1L, INT32_MAX, &sec)) continue;
         if (sec < 0 || sec >= def->nsectors) {
-          lerr(ld, sl->key.sp, "sector %d out of range (the board has sectors 0..%d)", sec, def->nsectors - 1);
+          data_lerr(ld, sl->key.sp, "sector %d out of range (the board has sectors 0..%d)", sec, def->nsectors - 1);
           continue;
         }
         from = board_section_of(def, i, sec);
         if (from < 0) {
-          lerr(ld, sl->key.sp, "territory '%s' does not span sector %d", ra->id.s, sec);
+          data_lerr(ld, sl->key.sp, "territory '%s' does not span sector %d", ra->id.s, sec);
           continue;
         }
         seen |= 1u << sec;
       }
       for (size_t j = 0; j < refs->n; j++) {
-        int t = resolve_section(ld, &refs->v[j]);
+        int t = data_resolve_section(ld, &refs->v[j]);
         if (t < 0) continue;
         if (t == from) {
-          lerr(ld, refs->v[j].sp, "a section cannot border itself");
+          data_lerr(ld, refs->v[j].sp, "a section cannot border itself");
           continue;
         }
         if (board_sections_border(def, from, t)) {
-          lerr(ld, refs->v[j].sp, "section border '%s' is listed twice", refs->v[j].s);
+          data_lerr(ld, refs->v[j].sp, "section border '%s' is listed twice", refs->v[j].s);
           continue;
         }
         board_section *fs = &def->sections[from];
@@ -994,18 +928,18 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
       for (int k = 0; k < a->nsections; k++) {
         int sec = def->sections[a->first_section + k].sector;
         if (!((seen >> sec) & 1u) && a->nsections > 0 && (ra->has_sections || a->borders))
-          lerr(ld, ra->id.sp, "territory '%s' gives no section borders for sector %d", ra->id.s, sec);
+          data_lerr(ld, ra->id.sp, "territory '%s' gives no section borders for sector %d", ra->id.s, sec);
       }
   }
   char n1[96], n2[96];
   for (size_t i = 0; i < nsrefs; i++) {
     int f = srefs[i].from, t = srefs[i].to;
     if (!board_sections_border(def, t, f))
-      lerr(ld, srefs[i].sp, "asymmetric border: '%s' lists '%s' but not the other way round",
+      data_lerr(ld, srefs[i].sp, "asymmetric border: '%s' lists '%s' but not the other way round",
            board_section_name(def, f, n1, sizeof n1), board_section_name(def, t, n2, sizeof n2));
     int af = def->sections[f].area, at = def->sections[t].area;
     if (af != at && !((def->areas[af].borders >> at) & 1u))
-      lerr(ld, srefs[i].sp, "section border '%s' - '%s' but territories '%s' and '%s' do not border",
+      data_lerr(ld, srefs[i].sp, "section border '%s' - '%s' but territories '%s' and '%s' do not border",
            board_section_name(def, f, n1, sizeof n1), board_section_name(def, t, n2, sizeof n2),
            def->areas[af].id, def->areas[at].id);
   }
@@ -1017,7 +951,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
       for (int k = 0; k < fs->nborders; k++) contact |= def->sections[fs->borders[k]].area == t;
     }
     if (!contact)
-      lerr(ld, arefs[i].sp, "territories '%s' and '%s' border but no section of one borders the other",
+      data_lerr(ld, arefs[i].sp, "territories '%s' and '%s' border but no section of one borders the other",
            def->areas[f].id, def->areas[t].id);
   }
   /* attributes */
@@ -1032,16 +966,16 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
         for (size_t m = 0; m < 6; m++) c[m] = fixed[m];
         for (int m = 0; m < def->narea_attrs; m++) c[6 + m] = def->area_attrs[m].name;
         const char *sug = diag_suggest(ra->akeys[j].s, c, nc);
-        if (sug) lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (did you mean '%s'?)", ra->akeys[j].s, ra->id.s, sug);
-        else lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (declare it under 'area_attributes')", ra->akeys[j].s, ra->id.s);
+        if (sug) data_lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (did you mean '%s'?)", ra->akeys[j].s, ra->id.s, sug);
+        else data_lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (declare it under 'area_attributes')", ra->akeys[j].s, ra->id.s);
         mt_free(c);
         continue;
       }
       const board_attr *at = &def->area_attrs[k];
       int32_t v;
-      if (!conv_value(ld, &ra->avals[j], at->type, at->values, at->nvalues, at->name, &v)) continue;
+      if (!data_conv_value(ld, &ra->avals[j], at->type, at->values, at->nvalues, at->name, &v)) continue;
       if (at->type == BT_SECTOR && v >= 0 && !((def->areas[i].sectors >> v) & 1u)) {
-        lerr(ld, ra->avals[j].sp, "sector %d is not one of territory '%s''s sectors", v, ra->id.s);
+        data_lerr(ld, ra->avals[j].sp, "sector %d is not one of territory '%s''s sectors", v, ra->id.s);
         continue;
       }
       def->areas[i].attrs[k] = v;
@@ -1060,18 +994,18 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
       if (!strcmp(d->kind.s, "counter")) v.kind = BV_COUNTER;
       else if (!strcmp(d->kind.s, "marker")) v.kind = BV_MARKER;
       else if (!strcmp(d->kind.s, "flag")) v.kind = BV_FLAG;
-      else lerr(ld, d->kind.sp, "unknown variable kind '%.40s' (expected counter, marker or flag)", d->kind.s);
+      else data_lerr(ld, d->kind.sp, "unknown variable kind '%.40s' (expected counter, marker or flag)", d->kind.s);
     }
     v.type = v.kind == BV_FLAG ? BT_BOOL : d->has_values ? BT_ENUM : BT_INT;
     if (d->has_type) parse_type(ld, &d->type, &v.type, T(BT_INT) | T(BT_BOOL) | T(BT_AREA) | T(BT_SECTOR) | T(BT_FACTION) | T(BT_ENUM));
     if (v.type == BT_ENUM) {
-      if (!d->has_values || d->values.n == 0) lerr(ld, d->name.sp, "enum variable '%s' needs a list of values", d->name.s);
+      if (!d->has_values || d->values.n == 0) data_lerr(ld, d->name.sp, "enum variable '%s' needs a list of values", d->name.s);
       v.values = ysv_ids(ld, &d->values, "value");
       v.nvalues = (int)d->values.n;
     }
     v.initial = (v.type == BT_AREA || v.type == BT_SECTOR || v.type == BT_FACTION) ? -1 : 0;
-    if (d->has_dflt) conv_value(ld, &d->dflt, v.type, v.values, v.nvalues, d->name.s, &v.initial);
-    if (v.kind == BV_COUNTER && v.initial < 0) lerr(ld, d->name.sp, "counter '%s' cannot start below zero", d->name.s);
+    if (d->has_dflt) data_conv_value(ld, &d->dflt, v.type, v.values, v.nvalues, d->name.s, &v.initial);
+    if (v.kind == BV_COUNTER && v.initial < 0) data_lerr(ld, d->name.sp, "counter '%s' cannot start below zero", d->name.s);
     v.name = mt_strdup(d->name.s);
     def->vars[def->nvars++] = v;
   }
@@ -1079,7 +1013,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
     def->storm_var = board_var_index(def, b->storm_marker.s);
     if (def->storm_var < 0) DANGLING(ld, &b->storm_marker, "variable", def->vars, def->nvars, name);
     else if (def->vars[def->storm_var].scope != BS_GLOBAL) {
-      lerr(ld, b->storm_marker.sp, "the storm marker must be a global variable");
+      data_lerr(ld, b->storm_marker.sp, "the storm marker must be a global variable");
       def->storm_var = -1;
     }
   }
@@ -1090,31 +1024,31 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   /* names in start sections share one namespace: keep them apart */
   for (int i = 0; i < def->nvars; i++)
     if (board_pool_index(def, def->vars[i].name) >= 0 || board_area_index(def, def->vars[i].name) >= 0)
-      lerr(ld, b->vars[i].name.sp, "variable '%s' has the name of a pool or territory", def->vars[i].name);
+      data_lerr(ld, b->vars[i].name.sp, "variable '%s' has the name of a pool or territory", def->vars[i].name);
   for (int i = 0; i < def->npools; i++)
     if (board_area_index(def, def->pools[i].name) >= 0)
-      lerr(ld, b->pools[i].sp, "pool '%s' has the name of a territory", def->pools[i].name);
+      data_lerr(ld, b->pools[i].sp, "pool '%s' has the name of a territory", def->pools[i].name);
 }
 
 static int load_board(data_loader *ld, const char *name, const char *text, size_t len) {
   int before = ld->errors;
   yr r;
-  yr_open(&r, ld, name, text, len);
+  data_yr_open(&r, ld, name, text, len);
   if (ld->def->nareas || ld->def->nsectors) {
     mt_span sp = {r.file, 0, 1};
-    lerr(ld, sp, "a board is already loaded");
-    yr_close(&r);
+    data_lerr(ld, sp, "a board is already loaded");
+    data_yr_close(&r);
     return -1;
   }
   board_raw b;
   memset(&b, 0, sizeof b);
-  bool root = yr_root(&r, "the board (a mapping)");
+  bool root = data_yr_root(&r, "the board (a mapping)");
   if (root) {
     read_board(&r, &b);
-    yr_end(&r);
+    data_yr_end(&r);
   }
   bool fatal = r.fatal;
-  yr_close(&r);
+  data_yr_close(&r);
   if (root && !fatal) build_board(ld, &b, r.file); /* check what can be checked, even after errors */
   return ld->errors == before ? 0 : -1;
 }
@@ -1148,7 +1082,7 @@ typedef struct decks_raw {
 
 static void read_kv(yr *r, ys **keys, ys **vals, size_t *n, size_t *c1, size_t *c2, const ys *k) {
   ys v;
-  if (!expect_scalar(r, "an attribute", &v)) return;
+  if (!data_expect_scalar(r, "an attribute", &v)) return;
   AVEC_PUSH(&r->ld->ar, *keys, *n, *c1, *k);
   (*n)--;
   AVEC_PUSH(&r->ld->ar, *vals, *n, *c2, v);
@@ -1159,23 +1093,23 @@ static void read_decks(yr *r, decks_raw *b) {
   static const char *const dkeys[] = {"pile", "cards", "from_leaders", "attributes"};
   keyseen ks = {0};
   ys k;
-  while (map_key(r, &ks, &k)) {
-    if (keyis(&k, "piles")) {
-      if (!expect_map(r, "piles")) continue;
+  while (data_map_key(r, &ks, &k)) {
+    if (data_keyis(&k, "piles")) {
+      if (!data_expect_map(r, "piles")) continue;
       keyseen ks2 = {0};
       ys k2;
-      while (map_key(r, &ks2, &k2)) {
+      while (data_map_key(r, &ks2, &k2)) {
         ys scope = k2, vis = k2;
         scope.s = "global";
         vis.s = "public";
-        if (expect_map(r, "a pile")) {
+        if (data_expect_map(r, "a pile")) {
           keyseen ks3 = {0};
           ys k3;
           static const char *const pk[] = {"scope", "visibility"};
-          while (map_key(r, &ks3, &k3)) {
-            if (keyis(&k3, "scope")) expect_scalar(r, "scope", &scope);
-            else if (keyis(&k3, "visibility")) expect_scalar(r, "visibility", &vis);
-            else unknown_key(r, &k3, "a pile", pk, 2);
+          while (data_map_key(r, &ks3, &k3)) {
+            if (data_keyis(&k3, "scope")) data_expect_scalar(r, "scope", &scope);
+            else if (data_keyis(&k3, "visibility")) data_expect_scalar(r, "visibility", &vis);
+            else data_unknown_key(r, &k3, "a pile", pk, 2);
           }
         }
         AVEC_PUSH(&r->ld->ar, b->piles, b->npiles, b->cap1, k2);
@@ -1184,51 +1118,51 @@ static void read_decks(yr *r, decks_raw *b) {
         b->npiles--;
         AVEC_PUSH(&r->ld->ar, b->pile_scope, b->npiles, b->cap2, scope);
       }
-    } else if (keyis(&k, "card_attributes")) read_decls(r, &b->cattr, &b->ncattr, &b->capcattr, false, "card_attributes");
-    else if (keyis(&k, "decks")) {
-      if (!expect_map(r, "decks")) continue;
+    } else if (data_keyis(&k, "card_attributes")) read_decls(r, &b->cattr, &b->ncattr, &b->capcattr, false, "card_attributes");
+    else if (data_keyis(&k, "decks")) {
+      if (!data_expect_map(r, "decks")) continue;
       keyseen ks2 = {0};
       ys k2;
-      while (map_key(r, &ks2, &k2)) {
+      while (data_map_key(r, &ks2, &k2)) {
         raw_deck d;
         memset(&d, 0, sizeof d);
         d.id = k2;
-        if (!expect_map(r, "a deck")) continue;
+        if (!data_expect_map(r, "a deck")) continue;
         keyseen ks3 = {0};
         ys k3;
-        while (map_key(r, &ks3, &k3)) {
-          if (keyis(&k3, "pile")) d.has_pile = expect_scalar(r, "pile", &d.pile);
-          else if (keyis(&k3, "from_leaders")) d.has_from = expect_scalar(r, "from_leaders", &d.from_leaders);
-          else if (keyis(&k3, "attributes")) {
-            if (!expect_map(r, "attributes")) continue;
+        while (data_map_key(r, &ks3, &k3)) {
+          if (data_keyis(&k3, "pile")) d.has_pile = data_expect_scalar(r, "pile", &d.pile);
+          else if (data_keyis(&k3, "from_leaders")) d.has_from = data_expect_scalar(r, "from_leaders", &d.from_leaders);
+          else if (data_keyis(&k3, "attributes")) {
+            if (!data_expect_map(r, "attributes")) continue;
             keyseen ks4 = {0};
             ys k4;
-            while (map_key(r, &ks4, &k4)) read_kv(r, &d.dkeys, &d.dvals, &d.nd, &d.cap1, &d.cap2, &k4);
-          } else if (keyis(&k3, "cards")) {
-            if (!expect_map(r, "cards")) continue;
+            while (data_map_key(r, &ks4, &k4)) read_kv(r, &d.dkeys, &d.dvals, &d.nd, &d.cap1, &d.cap2, &k4);
+          } else if (data_keyis(&k3, "cards")) {
+            if (!data_expect_map(r, "cards")) continue;
             keyseen ks4 = {0};
             ys k4;
-            while (map_key(r, &ks4, &k4)) {
+            while (data_map_key(r, &ks4, &k4)) {
               raw_card c;
               memset(&c, 0, sizeof c);
               c.id = k4;
-              if (is_scalar(r) && r->ev.data.scalar.length == 0) { /* `id:` with nothing */
-              } else if (expect_map(r, "a card")) {
+              if (data_is_scalar(r) && r->ev.data.scalar.length == 0) { /* `id:` with nothing */
+              } else if (data_expect_map(r, "a card")) {
                 keyseen ks5 = {0};
                 ys k5;
-                while (map_key(r, &ks5, &k5)) {
-                  if (keyis(&k5, "name")) c.has_name = expect_scalar(r, "name", &c.name);
-                  else if (keyis(&k5, "count")) c.has_count = expect_scalar(r, "count", &c.count);
+                while (data_map_key(r, &ks5, &k5)) {
+                  if (data_keyis(&k5, "name")) c.has_name = data_expect_scalar(r, "name", &c.name);
+                  else if (data_keyis(&k5, "count")) c.has_count = data_expect_scalar(r, "count", &c.count);
                   else read_kv(r, &c.akeys, &c.avals, &c.nattr, &c.cap1, &c.cap2, &k5);
                 }
               }
               AVEC_PUSH(&r->ld->ar, d.cards, d.ncards, d.capcards, c);
             }
-          } else unknown_key(r, &k3, "a deck", dkeys, 4);
+          } else data_unknown_key(r, &k3, "a deck", dkeys, 4);
         }
         AVEC_PUSH(&r->ld->ar, b->decks, b->ndecks, b->capdecks, d);
       }
-    } else unknown_key(r, &k, "the decks file", keys, 3);
+    } else data_unknown_key(r, &k, "the decks file", keys, 3);
   }
 }
 
@@ -1243,18 +1177,18 @@ static void card_attr(data_loader *ld, int card, int32_t *attrs, const ys *k, co
     c[1] = "count";
     for (int m = 0; m < def->ncard_attrs; m++) c[2 + m] = def->card_attrs[m].name;
     const char *sug = diag_suggest(k->s, c, nc);
-    if (sug) lerr(ld, k->sp, "unknown key '%.40s' in a card (did you mean '%s'?)", k->s, sug);
-    else lerr(ld, k->sp, "unknown key '%.40s' in a card (declare it under 'card_attributes')", k->s);
+    if (sug) data_lerr(ld, k->sp, "unknown key '%.40s' in a card (did you mean '%s'?)", k->s, sug);
+    else data_lerr(ld, k->sp, "unknown key '%.40s' in a card (declare it under 'card_attributes')", k->s);
     mt_free(c);
     return;
   }
   const board_attr *at = &def->card_attrs[a];
-  if (at->type == BT_LEADER && !ys_null(v)) {
+  if (at->type == BT_LEADER && !data_ys_null(v)) {
     pending p = {card, a, *v};
     VEC_PUSH(ld->pend, ld->npend, ld->cappend, p);
     return;
   }
-  conv_value(ld, v, at->type, at->values, at->nvalues, at->name, &attrs[a]);
+  data_conv_value(ld, v, at->type, at->values, at->nvalues, at->name, &attrs[a]);
 }
 
 static void add_card(data_loader *ld, const char *id, const char *name, int deck, int faction) {
@@ -1284,7 +1218,7 @@ static void build_decks(data_loader *ld, decks_raw *b) {
   def->piles = mt_realloc(def->piles, (size_t)(def->npiles + (int)b->npiles + 1) * sizeof *def->piles);
   for (size_t i = 0; i < b->npiles; i++) {
     check_id(ld, &b->piles[i], "pile");
-    if (board_pile_index(def, b->piles[i].s) >= 0) lerr(ld, b->piles[i].sp, "pile '%s' is already declared", b->piles[i].s);
+    if (board_pile_index(def, b->piles[i].s) >= 0) data_lerr(ld, b->piles[i].sp, "pile '%s' is already declared", b->piles[i].s);
     board_pile p = {mt_strdup(b->piles[i].s), BS_GLOBAL, VIS_PUBLIC};
     parse_scope(ld, &b->pile_scope[i], &p.scope, false);
     parse_visibility(ld, &b->pile_vis[i], &p.visibility);
@@ -1296,7 +1230,7 @@ static void build_decks(data_loader *ld, decks_raw *b) {
     make_attrs(ld, b->cattr, b->ncattr, &na, &nn,
                T(BT_INT) | T(BT_BOOL) | T(BT_AREA) | T(BT_SECTOR) | T(BT_LEADER) | T(BT_ENUM), "card attribute");
     if (def->ncards || def->ncard_attrs) {
-      lerr(ld, b->cattr[0].name.sp, "card attributes are already declared");
+      data_lerr(ld, b->cattr[0].name.sp, "card attributes are already declared");
       for (int i = 0; i < nn; i++) {
         mt_free(na[i].name);
         for (int j = 0; j < na[i].nvalues; j++) mt_free(na[i].values[j]);
@@ -1311,7 +1245,7 @@ static void build_decks(data_loader *ld, decks_raw *b) {
   for (size_t i = 0; i < b->ndecks; i++) {
     raw_deck *rd = &b->decks[i];
     check_id(ld, &rd->id, "deck");
-    if (board_deck_index(def, rd->id.s) >= 0) lerr(ld, rd->id.sp, "deck '%s' is already declared", rd->id.s);
+    if (board_deck_index(def, rd->id.s) >= 0) data_lerr(ld, rd->id.sp, "deck '%s' is already declared", rd->id.s);
     def->decks = mt_realloc(def->decks, (size_t)(def->ndecks + 1) * sizeof *def->decks);
     int di = def->ndecks++;
     board_deck *d = &def->decks[di];
@@ -1319,12 +1253,12 @@ static void build_decks(data_loader *ld, decks_raw *b) {
     d->pile = -1;
     d->first_card = def->ncards;
     d->ncards = 0;
-    if (!rd->has_pile) lerr(ld, rd->id.sp, "deck '%s' needs a 'pile' to start in", rd->id.s);
+    if (!rd->has_pile) data_lerr(ld, rd->id.sp, "deck '%s' needs a 'pile' to start in", rd->id.s);
     else {
       d->pile = board_pile_index(def, rd->pile.s);
       if (d->pile < 0) DANGLING(ld, &rd->pile, "pile", def->piles, def->npiles, name);
       else if (def->piles[d->pile].scope != BS_GLOBAL) {
-        lerr(ld, rd->pile.sp, "a deck must start in a global pile");
+        data_lerr(ld, rd->pile.sp, "a deck must start in a global pile");
         d->pile = -1;
       }
     }
@@ -1337,20 +1271,20 @@ static void build_decks(data_loader *ld, decks_raw *b) {
       dx.from_leaders = rd->from_leaders;
       int a = board_card_attr_index(def, rd->from_leaders.s);
       if (a < 0) DANGLING(ld, &rd->from_leaders, "card attribute", def->card_attrs, def->ncard_attrs, name);
-      else if (def->card_attrs[a].type != BT_LEADER) lerr(ld, rd->from_leaders.sp, "'from_leaders' needs an attribute of type leader");
-      else if (def->leader_deck >= 0) lerr(ld, rd->from_leaders.sp, "only one deck can be made from leaders");
+      else if (def->card_attrs[a].type != BT_LEADER) data_lerr(ld, rd->from_leaders.sp, "'from_leaders' needs an attribute of type leader");
+      else if (def->leader_deck >= 0) data_lerr(ld, rd->from_leaders.sp, "only one deck can be made from leaders");
       else {
         def->leader_deck = di;
         def->leader_attr = a;
       }
-      if (rd->ncards) lerr(ld, rd->from_leaders.sp, "a deck made from leaders lists no cards");
+      if (rd->ncards) data_lerr(ld, rd->from_leaders.sp, "a deck made from leaders lists no cards");
     }
     VEC_PUSH(ld->dx, ld->ndx, ld->capdx, dx);
     for (size_t j = 0; j < rd->ncards; j++) {
       raw_card *rc = &rd->cards[j];
       check_id(ld, &rc->id, "card");
       int32_t count = 1;
-      if (rc->has_count) conv_int(ld, &rc->count, "count", 1, 1000, &count);
+      if (rc->has_count) data_conv_int(ld, &rc->count, "count", 1, 1000, &count);
       for (int32_t n = 0; n < count && def->ncards < BOARD_MAX_CARDS; n++) {
         add_card(ld, rc->id.s, rc->has_name ? rc->name.s : rc->id.s, di, -1);
         board_card *c = &def->cards[def->ncards - 1];
@@ -1368,7 +1302,7 @@ static void build_decks(data_loader *ld, decks_raw *b) {
         }
       }
       if (def->ncards >= BOARD_MAX_CARDS) {
-        lerr(ld, rc->id.sp, "more than %d cards", BOARD_MAX_CARDS);
+        data_lerr(ld, rc->id.sp, "more than %d cards", BOARD_MAX_CARDS);
         break;
       }
     }
@@ -1378,16 +1312,16 @@ static void build_decks(data_loader *ld, decks_raw *b) {
 static int load_decks(data_loader *ld, const char *name, const char *text, size_t len) {
   int before = ld->errors;
   yr r;
-  yr_open(&r, ld, name, text, len);
+  data_yr_open(&r, ld, name, text, len);
   decks_raw b;
   memset(&b, 0, sizeof b);
-  bool root = yr_root(&r, "the decks (a mapping)");
+  bool root = data_yr_root(&r, "the decks (a mapping)");
   if (root) {
     read_decks(&r, &b);
-    yr_end(&r);
+    data_yr_end(&r);
   }
   bool fatal = r.fatal;
-  yr_close(&r);
+  data_yr_close(&r);
   if (root && !fatal) build_decks(ld, &b);
   return ld->errors == before ? 0 : -1;
 }
@@ -1431,20 +1365,20 @@ typedef struct faction_raw {
 static void read_faction(yr *r, faction_raw *f) {
   keyseen ks = {0};
   ys k;
-  while (map_key(r, &ks, &k)) {
-    if (keyis(&k, "name")) f->has_name = expect_scalar(r, "name", &f->name);
-    else if (keyis(&k, "aliases")) read_list(r, "aliases", &f->aliases);
-    else if (keyis(&k, "forces")) {
+  while (data_map_key(r, &ks, &k)) {
+    if (data_keyis(&k, "name")) f->has_name = data_expect_scalar(r, "name", &f->name);
+    else if (data_keyis(&k, "aliases")) data_read_list(r, "aliases", &f->aliases);
+    else if (data_keyis(&k, "forces")) {
       f->has_forces = true;
-      if (!expect_map(r, "forces")) continue;
+      if (!data_expect_map(r, "forces")) continue;
       keyseen ks2 = {0};
       ys k2;
-      while (map_key(r, &ks2, &k2)) read_kv(r, &f->fk, &f->fv, &f->nf, &f->cf1, &f->cf2, &k2);
-    } else if (keyis(&k, "start")) {
-      if (!expect_map(r, "start")) continue;
+      while (data_map_key(r, &ks2, &k2)) read_kv(r, &f->fk, &f->fv, &f->nf, &f->cf1, &f->cf2, &k2);
+    } else if (data_keyis(&k, "start")) {
+      if (!data_expect_map(r, "start")) continue;
       keyseen ks2 = {0};
       ys k2;
-      while (map_key(r, &ks2, &k2)) {
+      while (data_map_key(r, &ks2, &k2)) {
         raw_start s;
         memset(&s, 0, sizeof s);
         s.key = k2;
@@ -1452,43 +1386,43 @@ static void read_faction(yr *r, faction_raw *f) {
           s.is_map = true;
           keyseen ks3 = {0};
           ys k3;
-          while (map_key(r, &ks3, &k3)) read_kv(r, &s.kk, &s.kv, &s.nk, &s.c1, &s.c2, &k3);
-        } else if (!expect_scalar(r, "a count", &s.val)) continue;
+          while (data_map_key(r, &ks3, &k3)) read_kv(r, &s.kk, &s.kv, &s.nk, &s.c1, &s.c2, &k3);
+        } else if (!data_expect_scalar(r, "a count", &s.val)) continue;
         AVEC_PUSH(&r->ld->ar, f->start, f->nstart, f->capstart, s);
       }
-    } else if (keyis(&k, "start_options")) {
-      if (!expect_seq(r, "start_options")) continue;
-      while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
+    } else if (data_keyis(&k, "start_options")) {
+      if (!data_expect_seq(r, "start_options")) continue;
+      while (data_yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
         raw_option o;
         memset(&o, 0, sizeof o);
-        o.at = (ys){"", 0, ev_span(r), true};
-        if (!expect_map(r, "a start option")) continue;
+        o.at = (ys){"", 0, data_ev_span(r), true};
+        if (!data_expect_map(r, "a start option")) continue;
         keyseen ks2 = {0};
         ys k2;
         static const char *const ok[] = {"areas", "count"};
-        while (map_key(r, &ks2, &k2)) {
-          if (keyis(&k2, "areas")) o.has_areas = true, read_list(r, "areas", &o.areas);
-          else if (keyis(&k2, "count")) o.has_count = expect_scalar(r, "count", &o.count);
-          else unknown_key(r, &k2, "a start option", ok, 2);
+        while (data_map_key(r, &ks2, &k2)) {
+          if (data_keyis(&k2, "areas")) o.has_areas = true, data_read_list(r, "areas", &o.areas);
+          else if (data_keyis(&k2, "count")) o.has_count = data_expect_scalar(r, "count", &o.count);
+          else data_unknown_key(r, &k2, "a start option", ok, 2);
         }
         AVEC_PUSH(&r->ld->ar, f->opts, f->nopts, f->capopts, o);
       }
-    } else if (keyis(&k, "leaders")) {
-      if (!expect_map(r, "leaders")) continue;
+    } else if (data_keyis(&k, "leaders")) {
+      if (!data_expect_map(r, "leaders")) continue;
       keyseen ks2 = {0};
       ys k2;
-      while (map_key(r, &ks2, &k2)) {
+      while (data_map_key(r, &ks2, &k2)) {
         raw_leader l;
         memset(&l, 0, sizeof l);
         l.id = k2;
-        if (expect_map(r, "a leader")) {
+        if (data_expect_map(r, "a leader")) {
           keyseen ks3 = {0};
           ys k3;
           static const char *const lk[] = {"name", "strength"};
-          while (map_key(r, &ks3, &k3)) {
-            if (keyis(&k3, "name")) l.has_name = expect_scalar(r, "name", &l.name);
-            else if (keyis(&k3, "strength")) l.has_strength = expect_scalar(r, "strength", &l.strength);
-            else unknown_key(r, &k3, "a leader", lk, 2);
+          while (data_map_key(r, &ks3, &k3)) {
+            if (data_keyis(&k3, "name")) l.has_name = data_expect_scalar(r, "name", &l.name);
+            else if (data_keyis(&k3, "strength")) l.has_strength = data_expect_scalar(r, "strength", &l.strength);
+            else data_unknown_key(r, &k3, "a leader", lk, 2);
           }
         }
         AVEC_PUSH(&r->ld->ar, f->leaders, f->nleaders, f->capleaders, l);
@@ -1505,7 +1439,7 @@ static int kind_of(data_loader *ld, const ys *k, bool add) {
   if (kind >= 0 || !add) return kind;
   if (!check_id(ld, k, "token kind")) return -1;
   if (def->nkinds >= BOARD_MAX_KINDS) {
-    lerr(ld, k->sp, "more than %d token kinds", BOARD_MAX_KINDS);
+    data_lerr(ld, k->sp, "more than %d token kinds", BOARD_MAX_KINDS);
     return -1;
   }
   def->kinds = mt_realloc(def->kinds, (size_t)(def->nkinds + 2) * sizeof *def->kinds);
@@ -1521,13 +1455,13 @@ static void add_start(board_faction *F, board_start s) {
 static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_span idsp) {
   board_def *def = ld->def;
   if (def->nfactions >= BOARD_MAX_FACTIONS) {
-    lerr(ld, idsp, "more than %d factions", BOARD_MAX_FACTIONS);
+    data_lerr(ld, idsp, "more than %d factions", BOARD_MAX_FACTIONS);
     return;
   }
   ys idys = {id, strlen(id), idsp, true};
   check_id(ld, &idys, "faction");
   if (board_faction_index(def, id) >= 0) {
-    lerr(ld, idsp, "faction '%s' is already loaded", id);
+    data_lerr(ld, idsp, "faction '%s' is already loaded", id);
     return;
   }
   def->factions = mt_realloc(def->factions, (size_t)(def->nfactions + 1) * sizeof *def->factions);
@@ -1542,7 +1476,7 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
     bool taken = board_faction_find(def, a->s) >= 0 || !strcmp(a->s, id);
     for (int k = 0; k < F->naliases && !taken; k++) taken = !strcmp(F->aliases[k], a->s);
     if (taken) {
-      lerr(ld, a->sp, "alias '%s' already names a faction", a->s);
+      data_lerr(ld, a->sp, "alias '%s' already names a faction", a->s);
       continue;
     }
     F->aliases = mt_realloc(F->aliases, (size_t)(F->naliases + 1) * sizeof *F->aliases);
@@ -1560,19 +1494,19 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
       for (size_t m = 0; m < 6; m++) c[m] = fixed[m];
       for (int m = 0; m < def->nfaction_attrs; m++) c[6 + m] = def->faction_attrs[m].name;
       const char *sug = diag_suggest(fr->akeys[i].s, c, nc);
-      if (sug) lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (did you mean '%s'?)", fr->akeys[i].s, id, sug);
-      else lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (declare it under 'faction_attributes')", fr->akeys[i].s, id);
+      if (sug) data_lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (did you mean '%s'?)", fr->akeys[i].s, id, sug);
+      else data_lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (declare it under 'faction_attributes')", fr->akeys[i].s, id);
       mt_free(c);
       continue;
     }
     const board_attr *at = &def->faction_attrs[a];
-    conv_value(ld, &fr->avals[i], at->type, at->values, at->nvalues, at->name, &F->attrs[a]);
+    data_conv_value(ld, &fr->avals[i], at->type, at->values, at->nvalues, at->name, &F->attrs[a]);
   }
-  if (!fr->has_forces) lerr(ld, idsp, "faction '%s' has no 'forces'", id);
+  if (!fr->has_forces) data_lerr(ld, idsp, "faction '%s' has no 'forces'", id);
   for (size_t i = 0; i < fr->nf; i++) {
     int k = kind_of(ld, &fr->fk[i], true);
     int32_t n;
-    if (k < 0 || !conv_int(ld, &fr->fv[i], "a token count", 0, 10000, &n)) continue;
+    if (k < 0 || !data_conv_int(ld, &fr->fv[i], "a token count", 0, 10000, &n)) continue;
     F->forces[k] = n;
     F->kinds |= 1u << k;
     if (F->default_kind < 0) F->default_kind = k;
@@ -1585,17 +1519,17 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
     int v = board_var_index(def, s->key.s), p = board_pool_index(def, s->key.s);
     if (v >= 0) {
       if (def->vars[v].scope != BS_FACTION) {
-        lerr(ld, s->key.sp, "'%s' is not a per-faction variable", s->key.s);
+        data_lerr(ld, s->key.sp, "'%s' is not a per-faction variable", s->key.s);
         continue;
       }
       if (s->is_map) {
-        lerr(ld, s->key.sp, "expected a single value for '%s'", s->key.s);
+        data_lerr(ld, s->key.sp, "expected a single value for '%s'", s->key.s);
         continue;
       }
       st.target = v;
       const board_var *bv = &def->vars[v];
-      if (!conv_value(ld, &s->val, bv->type, bv->values, bv->nvalues, bv->name, &st.count)) continue;
-      if (bv->kind == BV_COUNTER && st.count < 0) lerr(ld, s->val.sp, "counter '%s' cannot be negative", bv->name);
+      if (!data_conv_value(ld, &s->val, bv->type, bv->values, bv->nvalues, bv->name, &st.count)) continue;
+      if (bv->kind == BV_COUNTER && st.count < 0) data_lerr(ld, s->val.sp, "counter '%s' cannot be negative", bv->name);
       else add_start(F, st);
       continue;
     }
@@ -1606,14 +1540,14 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
       st.what = START_SECTION;
       bool has_at = strchr(s->key.s, '@') != NULL;
       if (!has_at) {
-        int a = resolve_area(ld, &s->key);
+        int a = data_resolve_area(ld, &s->key);
         if (a < 0) continue;
         if (def->areas[a].nsections != 1) {
-          lerr(ld, s->key.sp, "'%s' spans several sectors: name a section as %s@SECTOR", s->key.s, s->key.s);
+          data_lerr(ld, s->key.sp, "'%s' spans several sectors: name a section as %s@SECTOR", s->key.s, s->key.s);
           continue;
         }
         st.target = def->areas[a].first_section;
-      } else if ((st.target = resolve_section(ld, &s->key)) < 0) continue;
+      } else if ((st.target = data_resolve_section(ld, &s->key)) < 0) continue;
     }
     size_t n = s->is_map ? s->nk : 1;
     for (size_t j = 0; j < n; j++) {
@@ -1622,11 +1556,11 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
       if (s->is_map) {
         k = kind_of(ld, &s->kk[j], false);
         if (k < 0 || !((F->kinds >> k) & 1u)) {
-          lerr(ld, s->kk[j].sp, "faction '%s' has no tokens of kind '%s'", id, s->kk[j].s);
+          data_lerr(ld, s->kk[j].sp, "faction '%s' has no tokens of kind '%s'", id, s->kk[j].s);
           continue;
         }
       }
-      if (k < 0 || !conv_int(ld, cnt, "a token count", 0, 10000, &st.count)) continue;
+      if (k < 0 || !data_conv_int(ld, cnt, "a token count", 0, 10000, &st.count)) continue;
       st.kind = k;
       placed[k] += st.count;
       placed_sp[k] = cnt->sp;
@@ -1635,18 +1569,18 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
   }
   for (int k = 0; k < def->nkinds && k < BOARD_MAX_KINDS; k++)
     if (placed[k] > F->forces[k])
-      lerr(ld, placed_sp[k], "faction '%s' places %d %s tokens at the start but has only %d", id, placed[k],
+      data_lerr(ld, placed_sp[k], "faction '%s' places %d %s tokens at the start but has only %d", id, placed[k],
            def->kinds[k], F->forces[k]);
   for (size_t i = 0; i < fr->nopts; i++) {
     raw_option *o = &fr->opts[i];
     board_start_option bo = {0, 0};
-    if (!o->has_areas || !o->has_count) lerr(ld, o->at.sp, "a start option needs 'areas' and 'count'");
+    if (!o->has_areas || !o->has_count) data_lerr(ld, o->at.sp, "a start option needs 'areas' and 'count'");
     for (size_t j = 0; j < o->areas.n; j++) {
-      int a = resolve_area(ld, &o->areas.v[j]);
+      int a = data_resolve_area(ld, &o->areas.v[j]);
       if (a >= 0) bo.areas |= 1ull << a;
     }
     int32_t c = 0;
-    if (o->has_count && conv_int(ld, &o->count, "count", 0, 10000, &c)) bo.count = c;
+    if (o->has_count && data_conv_int(ld, &o->count, "count", 0, 10000, &c)) bo.count = c;
     F->options = mt_realloc(F->options, (size_t)(F->noptions + 1) * sizeof *F->options);
     F->options[F->noptions++] = bo;
   }
@@ -1656,18 +1590,18 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
     check_id(ld, &rl->id, "leader");
     int other = board_leader_index(def, rl->id.s);
     if (other >= 0) {
-      lerr(ld, rl->id.sp, "leader '%s' already belongs to faction '%s'", rl->id.s,
+      data_lerr(ld, rl->id.sp, "leader '%s' already belongs to faction '%s'", rl->id.s,
            def->factions[def->leaders[other].faction].id);
       continue;
     }
     if (def->nleaders >= BOARD_MAX_LEADERS) { /* leaders_of(f) is a set: bit i is leader i of the whole pack */
-      lerr(ld, rl->id.sp, "more than %d leaders in all (with the other factions' sheets): sets of leaders hold at most %d",
+      data_lerr(ld, rl->id.sp, "more than %d leaders in all (with the other factions' sheets): sets of leaders hold at most %d",
            BOARD_MAX_LEADERS, BOARD_MAX_LEADERS);
       break;
     }
     int32_t strength = 0;
-    if (!rl->has_strength) lerr(ld, rl->id.sp, "leader '%s' has no strength", rl->id.s);
-    else conv_int(ld, &rl->strength, "strength", 0, 1000, &strength);
+    if (!rl->has_strength) data_lerr(ld, rl->id.sp, "leader '%s' has no strength", rl->id.s);
+    else data_conv_int(ld, &rl->strength, "strength", 0, 1000, &strength);
     def->leaders = mt_realloc(def->leaders, (size_t)(def->nleaders + 1) * sizeof *def->leaders);
     board_leader *L = &def->leaders[def->nleaders++];
     L->id = mt_strdup(rl->id.s);
@@ -1681,16 +1615,16 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
 static int load_faction(data_loader *ld, const char *name, const char *text, size_t len) {
   int before = ld->errors;
   yr r;
-  yr_open(&r, ld, name, text, len);
+  data_yr_open(&r, ld, name, text, len);
   faction_raw f;
   memset(&f, 0, sizeof f);
-  bool root = yr_root(&r, "a faction sheet (a mapping)");
+  bool root = data_yr_root(&r, "a faction sheet (a mapping)");
   if (root) {
     read_faction(&r, &f);
-    yr_end(&r);
+    data_yr_end(&r);
   }
   bool fatal = r.fatal;
-  yr_close(&r);
+  data_yr_close(&r);
   if (root && !fatal) {
     /* the id is the file's base name without its extension */
     const char *base = strrchr(name, '/');
@@ -1771,7 +1705,7 @@ int data_loader_finish(data_loader *ld) {
     int l = board_leader_index(def, p->v.s);
     if (l < 0) {
       if (def->nleaders) DANGLING(ld, &p->v, "leader", def->leaders, def->nleaders, id);
-      else lerr(ld, p->v.sp, "unknown leader '%.40s'", p->v.s);
+      else data_lerr(ld, p->v.sp, "unknown leader '%.40s'", p->v.s);
       continue;
     }
     def->cards[p->card].attrs[p->attr] = l;
@@ -1779,7 +1713,7 @@ int data_loader_finish(data_loader *ld) {
   ld->npend = 0;
   if (def->nsections == 0) {
     mt_span none = {DIAG_NOFILE, 0, 0};
-    lerr(ld, none, def->nsectors ? "the board has no territories" : "no board loaded");
+    data_lerr(ld, none, def->nsectors ? "the board has no territories" : "no board loaded");
   }
   if (ld->errors == before) board_def_finish(def);
   return ld->errors == before && ld->errors == 0 ? 0 : -1;
@@ -1792,7 +1726,7 @@ board_def *data_load_pack(const pack_files *pf, diag *d) {
   if (rc == 0) rc = data_load_decks(ld, pf->decks);
   if (rc == 0 && pf->no_factions) {
     mt_span none = {DIAG_NOFILE, 0, 0};
-    lerr(ld, none, "cannot open directory '%s'", pf->no_factions);
+    data_lerr(ld, none, "cannot open directory '%s'", pf->no_factions);
     rc = -1;
   }
   if (rc == 0) /* every sheet, so each one's errors are reported */
@@ -1813,701 +1747,4 @@ board_def *data_load_dir(const char *root, diag *d) {
   board_def *def = data_load_pack(&pf, d);
   pack_files_fini(&pf);
   return def;
-}
-
-/* ---- saved positions -------------------------------------------------------------------------------
- * The reader half of state.c (docs/state-format.md).  `factions` must come
- * before anything that needs the layout; every other key may be in any
- * order.  The position starts empty (board_state_clear); cards the file does
- * not mention go under the listed ones in their deck's starting pile. */
-
-typedef struct state_rd {
-  data_loader *ld;
-  yr *r;
-  const board_def *def;
-  board_layout *L;
-  unsigned char *st;
-  state_ext x;   /* the caller's additions (zero: none) */
-  mt_span *vm_sp; /* the spans of the `vm` words read */
-  size_t nvm;
-  mt_span vm_key;
-  bool vm_given;
-  ys *cards;     /* card names in document order */
-  int *card_slot; /* their pile slots */
-  size_t ncards, cap1, cap2;
-  int *undecided;         /* per pile slot: its `undecided:` count, or -1 (chance as choice) */
-  mt_span *undecided_sp;  /* where each was written */
-} state_rd;
-
-static bool need_layout(state_rd *s, const ys *k) {
-  if (s->L) return true;
-  lerr(s->ld, k->sp, "'%s' needs the game's factions: write 'factions' first", k->s);
-  yr_skip(s->r);
-  return false;
-}
-
-static int game_faction_of(state_rd *s, const ys *v) {
-  int f = board_faction_index(s->def, v->s);
-  if (f < 0) {
-    if (s->def->nfactions) DANGLING(s->ld, v, "faction", s->def->factions, s->def->nfactions, id);
-    else lerr(s->ld, v->sp, "unknown faction '%.40s'", v->s);
-    return -1;
-  }
-  if (s->L->game_faction[f] < 0) {
-    lerr(s->ld, v->sp, "faction '%s' is not in this game", v->s);
-    return -1;
-  }
-  return s->L->game_faction[f];
-}
-
-static bool is_none(const ys *x) { return ys_null(x) || (x->plain && !strcmp(x->s, "none")); }
-
-/* "NAME" or "NAME of FACTION" (a pile or pool instance): the name's part in
- * BUF, the owner's game index in *OWNER (-1 without one; -2 after an error). */
-static void split_owner(state_rd *s, const ys *x, char *buf, size_t n, int *owner) {
-  const char *of = strstr(x->s, " of ");
-  *owner = -1;
-  snprintf(buf, n, "%.*s", of ? (int)(of - x->s) : (int)strlen(x->s), x->s);
-  if (!of) return;
-  ys f = *x;
-  f.s = of + 4;
-  f.len = strlen(f.s);
-  if (x->plain) { /* a plain scalar is its source text: point at the faction */
-    f.sp.start += (uint32_t)(f.s - x->s);
-    f.sp.end = f.sp.start + (uint32_t)f.len;
-    if (f.sp.end > x->sp.end) f.sp = x->sp; /* folded over lines: the whole value */
-  }
-  if ((*owner = game_faction_of(s, &f)) < 0) *owner = -2;
-}
-
-/* One value of rule variable V (never none inside a set, MEMBER), by the
- * variable's declared type: references must name something of this game. */
-static bool rule_value(state_rd *s, const board_var *v, const ys *x, bool member, int32_t *out) {
-  data_loader *ld = s->ld;
-  const board_def *def = s->def;
-  if (v->type == BT_BOOL) return conv_bool(ld, x, v->name, out);
-  if (v->type == BT_INT) return conv_int(ld, x, v->name, INT32_MIN, INT32_MAX, out);
-  if (is_none(x)) {
-    if (!member) return *out = -1, true;
-    lerr(ld, x->sp, "none is not a member of a set");
-    return false;
-  }
-  char buf[128];
-  int owner, k;
-  switch (v->type) {
-  case BT_SECTOR: /* sectors are numbered and the rules may compute any number */
-    return conv_int(ld, x, v->name, member ? 0 : INT32_MIN, member ? 63 : INT32_MAX, out);
-  case BT_FACTION:
-    k = board_faction_index(def, x->s);
-    if (k < 0) return game_faction_of(s, x) >= 0; /* reports it */
-    if (s->L->game_faction[k] < 0) {
-      lerr(ld, x->sp, "faction '%s' is not in this game", x->s);
-      return false;
-    }
-    return *out = k, true; /* rule variables hold the data's index */
-  case BT_AREA: return (*out = resolve_area(ld, x)) >= 0;
-  case BT_LEADER:
-    k = board_leader_index(def, x->s);
-    if (k < 0) DANGLING(ld, x, "leader", def->leaders, def->nleaders, id);
-    else if (s->L->game_faction[def->leaders[k].faction] < 0)
-      lerr(ld, x->sp, "leader '%s' belongs to faction '%s', which is not in this game", x->s,
-           def->factions[def->leaders[k].faction].id);
-    else return *out = k, true;
-    return false;
-  case BT_CARD:
-    k = board_card_index(def, x->s);
-    if (k < 0) DANGLING(ld, x, "card", def->cards, def->ncards, id);
-    else if (!board_card_in_game(s->L, k)) lerr(ld, x->sp, "card '%.40s' belongs to a faction not in this game", x->s);
-    else return *out = k, true;
-    return false;
-  case BT_ENUM:
-  case BT_NAME:
-    for (int i = 0; i < v->nvalues; i++)
-      if (!strcmp(v->values[i], x->s)) return *out = i, true;
-    {
-      const char *sug = diag_suggest(x->s, (const char *const *)v->values, (size_t)v->nvalues);
-      if (sug) lerr(ld, x->sp, "'%.40s' is not a value of %s (did you mean '%s'?)", x->s, v->name, sug);
-      else lerr(ld, x->sp, "'%.40s' is not a value of %s", x->s, v->name);
-    }
-    return false;
-  case BT_PILE:
-    split_owner(s, x, buf, sizeof buf, &owner);
-    if (owner == -2) return false;
-    k = board_pile_index(def, buf);
-    if (k < 0) DANGLING(ld, x, "pile", def->piles, def->npiles, name);
-    else if ((def->piles[k].scope == BS_FACTION) != (owner >= 0))
-      lerr(ld, x->sp, "'%s' is a %s pile: write %s", buf, owner >= 0 ? "global" : "per-faction",
-           owner >= 0 ? "its name alone" : "'NAME of FACTION'");
-    else return (*out = board_pile_slot(s->L, k, owner)) >= 0;
-    return false;
-  case BT_LOC:
-    if ((k = board_section_parse(def, x->s)) >= 0) return *out = k, true;
-    split_owner(s, x, buf, sizeof buf, &owner);
-    if (owner == -2) return false;
-    k = board_pool_index(def, buf);
-    if (k < 0) lerr(ld, x->sp, "'%.40s' is neither a section (area@sector) nor a pool", x->s);
-    else if ((def->pools[k].scope == BS_FACTION) != (owner >= 0))
-      lerr(ld, x->sp, "'%s' is a %s pool: write %s", buf, owner >= 0 ? "global" : "per-faction",
-           owner >= 0 ? "its name alone" : "'NAME of FACTION'");
-    else return (*out = board_loc_pool(s->L, k, owner)) >= 0;
-    return false;
-  case BT_INT:
-  case BT_BOOL: break;
-  }
-  return false;
-}
-
-/* A value for variable V from the scalar X. */
-static bool state_value(state_rd *s, const board_var *v, const ys *x, int32_t *out) {
-  if (v->rule) return rule_value(s, v, x, false, out);
-  if (v->kind == BV_FLAG) return conv_bool(s->ld, x, v->name, out);
-  if (v->type == BT_FACTION) {
-    if (is_none(x)) return *out = -1, true;
-    return (*out = game_faction_of(s, x)) >= 0;
-  }
-  if (v->type == BT_LEADER) {
-    if (is_none(x)) return *out = -1, true;
-    *out = board_leader_index(s->def, x->s);
-    if (*out < 0) lerr(s->ld, x->sp, "unknown leader '%.40s'", x->s);
-    return *out >= 0;
-  }
-  data_loader *ld = s->ld;
-  board_def *saved = ld->def; /* conv_value resolves against ld->def */
-  ld->def = (board_def *)(uintptr_t)s->def;
-  bool ok = conv_value(ld, x, v->type, v->values, v->nvalues, v->name, out);
-  ld->def = saved;
-  if (ok && v->kind == BV_COUNTER && *out < 0) {
-    lerr(ld, x->sp, "counter '%s' cannot be negative", v->name);
-    return false;
-  }
-  return ok;
-}
-
-/* One value of variable VAR (instance INDEX, first cell CELL) from the
- * current event: a scalar, or for a set the list of its members. */
-static void state_one_value(state_rd *s, int var, int index, int cell) {
-  yr *r = s->r;
-  const board_var *bv = &s->L->vars[var];
-  ys x;
-  int32_t val;
-  if (!bv->set) {
-    if (expect_scalar(r, bv->name, &x) && state_value(s, bv, &x, &val)) board_var_set(s->L, s->st, var, index, cell, val);
-    return;
-  }
-  uint64_t bits = 0;
-  bool empty = is_empty(r); /* `name:` alone: the empty set */
-  if (!empty && !expect_seq(r, "a set (a list of its members)")) return;
-  while (!empty && yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
-    if (!expect_scalar(r, bv->name, &x) || !rule_value(s, bv, &x, true, &val)) continue;
-    if (val < 0 || val >= (bv->width > 1 ? 64 : 32)) lerr(s->ld, x.sp, "'%s' cannot be a member of %s", x.s, bv->name);
-    else bits |= 1ull << val;
-  }
-  board_var_set(s->L, s->st, var, index, cell, (int32_t)(uint32_t)bits);
-  if (bv->width > 1) board_var_set(s->L, s->st, var, index, cell + 1, (int32_t)(uint32_t)(bits >> 32));
-}
-
-/* `name: value` entries of variables of SCOPE at INDEX. */
-static void state_vars(state_rd *s, board_scope scope, int index) {
-  yr *r = s->r;
-  if (!expect_map(r, "variables")) return;
-  keyseen ks = {0};
-  ys k;
-  while (map_key(r, &ks, &k)) {
-    int v = -1;
-    for (int i = 0; i < s->L->nvars; i++)
-      if (!strcmp(s->L->vars[i].name, k.s)) v = i;
-    if (v < 0 || s->L->vars[v].scope != scope) {
-      if (v < 0) lerr(s->ld, k.sp, "unknown variable '%.40s'", k.s);
-      else lerr(s->ld, k.sp, "variable '%s' is not %s", k.s, scope == BS_GLOBAL ? "global" : "per faction");
-      yr_skip(r);
-      continue;
-    }
-    const board_var *bv = &s->L->vars[v];
-    int width = bv->width > 1 ? bv->width : 1;
-    if (bv->len == width) {
-      state_one_value(s, v, index, 0);
-      continue;
-    }
-    if (!expect_seq(r, bv->name)) continue;
-    int cell = 0;
-    while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
-      if (cell >= bv->len) {
-        if (cell == bv->len) lerr(s->ld, ev_span(r), "'%s' has only %d values", bv->name, bv->len / width);
-        yr_skip(r);
-      } else state_one_value(s, v, index, cell);
-      cell += width;
-    }
-  }
-}
-
-/* Token counts at LOC: for OWNER (>= 0) "n | {kind: n}", else a map of owners. */
-static void state_tokens(state_rd *s, int loc, int owner) {
-  yr *r = s->r;
-  if (owner < 0) {
-    if (!expect_map(r, "tokens (owner: count)")) return;
-    keyseen ks = {0};
-    ys k;
-    while (map_key(r, &ks, &k)) {
-      int f = game_faction_of(s, &k);
-      if (f < 0) {
-        yr_skip(r);
-        continue;
-      }
-      state_tokens(s, loc, f);
-    }
-    return;
-  }
-  const board_faction *F = &s->def->factions[s->L->faction[owner]];
-  int32_t n;
-  ys x;
-  if (is_scalar(r)) {
-    yr_scalar(r, &x);
-    if (conv_int(s->ld, &x, "a token count", 0, INT16_MAX, &n) && F->default_kind >= 0)
-      board_set_tokens(s->L, s->st, loc, owner, F->default_kind, n);
-    return;
-  }
-  if (!expect_map(r, "tokens (kind: count)")) return;
-  keyseen ks = {0};
-  ys k;
-  while (map_key(r, &ks, &k)) {
-    int kind = board_kind_index(s->def, k.s);
-    if (kind < 0 || s->L->slot[owner][kind] < 0) {
-      lerr(s->ld, k.sp, "faction '%s' has no tokens of kind '%.40s'", F->id, k.s);
-      yr_skip(r);
-      continue;
-    }
-    if (expect_scalar(r, "a token count", &x) && conv_int(s->ld, &x, "a token count", 0, INT16_MAX, &n))
-      board_set_tokens(s->L, s->st, loc, owner, kind, n);
-  }
-}
-
-static void state_pile_cards(state_rd *s, int slot);
-
-/* `undecided: N` of a pile: the bottom N cards' order is not decided yet
- * (chance as choice).  Checked against the pile's size once its cards are placed. */
-static void state_pile_undecided(state_rd *s, int slot) {
-  ys x;
-  int32_t n;
-  if (!expect_scalar(s->r, "undecided", &x) || !conv_int(s->ld, &x, "undecided", 0, BOARD_MAX_CARDS, &n)) return;
-  if (!s->undecided) {
-    s->undecided = arena_alloc(&s->ld->ar, (size_t)s->L->npile_slots * sizeof *s->undecided);
-    s->undecided_sp = arena_alloc(&s->ld->ar, (size_t)s->L->npile_slots * sizeof *s->undecided_sp);
-    for (int i = 0; i < s->L->npile_slots; i++) s->undecided[i] = -1;
-  }
-  s->undecided[slot] = n;
-  s->undecided_sp[slot] = x.sp;
-}
-
-/* A pile: its list of cards, top first, or `{ undecided: N, cards: [...] }`. */
-static void state_pile(state_rd *s, int slot) {
-  yr *r = s->r;
-  if (!r->have || r->ev.type != YAML_MAPPING_START_EVENT) {
-    state_pile_cards(s, slot);
-    return;
-  }
-  static const char *const keys[] = {"cards", "undecided"};
-  keyseen ks = {0};
-  ys k;
-  while (map_key(r, &ks, &k)) {
-    if (keyis(&k, "cards")) state_pile_cards(s, slot);
-    else if (keyis(&k, "undecided")) state_pile_undecided(s, slot);
-    else unknown_key(r, &k, "a pile", keys, 2);
-  }
-}
-
-static void state_pile_cards(state_rd *s, int slot) {
-  yr *r = s->r;
-  if (!expect_seq(r, "a pile (a list of cards, top first)")) return;
-  while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
-    ys x;
-    if (!expect_scalar(r, "a card", &x)) continue;
-    AVEC_PUSH(&s->ld->ar, s->cards, s->ncards, s->cap1, x);
-    s->ncards--;
-    AVEC_PUSH(&s->ld->ar, s->card_slot, s->ncards, s->cap2, slot);
-  }
-}
-
-/* `pools:` / `piles:` mappings; OWNER -1 for the global ones. */
-static void state_named(state_rd *s, bool piles, int owner) {
-  yr *r = s->r;
-  if (!expect_map(r, piles ? "piles" : "pools")) return;
-  keyseen ks = {0};
-  ys k;
-  while (map_key(r, &ks, &k)) {
-    int idx = piles ? board_pile_index(s->def, k.s) : board_pool_index(s->def, k.s);
-    board_scope want = owner < 0 ? BS_GLOBAL : BS_FACTION;
-    if (idx < 0) {
-      if (piles) DANGLING(s->ld, &k, "pile", s->def->piles, s->def->npiles, name);
-      else DANGLING(s->ld, &k, "pool", s->def->pools, s->def->npools, name);
-      yr_skip(r);
-      continue;
-    }
-    if ((piles ? s->def->piles[idx].scope : s->def->pools[idx].scope) != want) {
-      lerr(s->ld, k.sp, "'%s' is a %s %s: list it %s", k.s, want == BS_GLOBAL ? "per-faction" : "global",
-           piles ? "pile" : "pool", want == BS_GLOBAL ? "under per_faction" : "at the top level");
-      yr_skip(r);
-      continue;
-    }
-    if (piles) state_pile(s, board_pile_slot(s->L, idx, owner));
-    else state_tokens(s, board_loc_pool(s->L, idx, owner), owner);
-  }
-}
-
-static void state_leaders(state_rd *s, int owner) {
-  yr *r = s->r;
-  const board_def *def = s->def;
-  if (!expect_map(r, "leaders")) return;
-  keyseen ks = {0};
-  ys k;
-  while (map_key(r, &ks, &k)) {
-    int l = board_leader_index(def, k.s);
-    if (l < 0 || s->L->game_faction[def->leaders[l].faction] != owner) {
-      if (l < 0) lerr(s->ld, k.sp, "unknown leader '%.40s'", k.s);
-      else lerr(s->ld, k.sp, "leader '%s' belongs to faction '%s'", k.s, def->factions[def->leaders[l].faction].id);
-      yr_skip(r);
-      continue;
-    }
-    board_leader_state ls = board_leader_get(s->L, s->st, l);
-    ys x;
-    if (is_scalar(r)) {
-      yr_scalar(r, &x);
-      int st = board_leader_status_index(def, x.s);
-      if (st < 0) lerr(s->ld, x.sp, "unknown leader status '%.40s'", x.s);
-      else ls.status = (int8_t)st;
-    } else if (expect_map(r, "a leader")) {
-      keyseen ks2 = {0};
-      ys k2;
-      static const char *const lk[] = {"status", "holder", "area", "used"};
-      while (map_key(r, &ks2, &k2)) {
-        if (!keyis(&k2, "status") && !keyis(&k2, "holder") && !keyis(&k2, "area") && !keyis(&k2, "used")) {
-          unknown_key(r, &k2, "a leader", lk, 4);
-          continue;
-        }
-        if (!expect_scalar(r, k2.s, &x)) continue;
-        int32_t v;
-        if (keyis(&k2, "status")) {
-          int st = board_leader_status_index(def, x.s);
-          if (st < 0) lerr(s->ld, x.sp, "unknown leader status '%.40s'", x.s);
-          else ls.status = (int8_t)st;
-        } else if (keyis(&k2, "holder")) {
-          if (ys_null(&x) || !strcmp(x.s, "none")) ls.holder = -1;
-          else if ((v = game_faction_of(s, &x)) >= 0) ls.holder = (int8_t)v;
-        } else if (keyis(&k2, "area")) {
-          if (ys_null(&x) || !strcmp(x.s, "none")) ls.area = -1;
-          else {
-            int a = board_area_index(def, x.s);
-            if (a < 0) DANGLING(s->ld, &x, "territory", def->areas, def->nareas, id);
-            else ls.area = (int8_t)a;
-          }
-        } else if (conv_bool(s->ld, &x, "used", &v)) ls.used = (int8_t)v;
-      }
-    }
-    board_leader_set(s->L, s->st, l, ls);
-  }
-}
-
-static void state_per_faction(state_rd *s) {
-  yr *r = s->r;
-  if (!expect_map(r, "per_faction")) return;
-  keyseen ks = {0};
-  ys k;
-  while (map_key(r, &ks, &k)) {
-    int f = game_faction_of(s, &k);
-    if (f < 0 || !expect_map(r, "a faction's state")) {
-      yr_skip(r);
-      continue;
-    }
-    keyseen ks2 = {0};
-    ys k2;
-    static const char *const fk[] = {"variables", "pools", "piles", "leaders"};
-    while (map_key(r, &ks2, &k2)) {
-      if (keyis(&k2, "variables")) state_vars(s, BS_FACTION, f);
-      else if (keyis(&k2, "pools")) state_named(s, false, f);
-      else if (keyis(&k2, "piles")) state_named(s, true, f);
-      else if (keyis(&k2, "leaders")) state_leaders(s, f);
-      else unknown_key(r, &k2, "a faction's state", fk, 4);
-    }
-  }
-}
-
-/* Parses a decimal uint64 (the generator words exceed int32). */
-static bool conv_u64(data_loader *ld, const ys *v, uint64_t *out) {
-  if (!v->plain || !v->s[0] || strlen(v->s) > 20) goto bad;
-  uint64_t x = 0;
-  for (const char *p = v->s; *p; p++) {
-    if (*p < '0' || *p > '9') goto bad;
-    uint64_t d = (uint64_t)(*p - '0');
-    if (x > (UINT64_MAX - d) / 10) goto bad;
-    x = x * 10 + d;
-  }
-  *out = x;
-  return true;
-bad:
-  lerr(ld, v->sp, "expected an unsigned 64-bit integer, found '%.40s'", v->s);
-  return false;
-}
-
-static void state_root(state_rd *s) {
-  yr *r = s->r;
-  const board_def *def = s->def;
-  static const char *const keys[] = {"mentat_state", "ruleset", "variants", "factions", "rng", "seed", "variables", "board",
-                                     "section_variables", "pools", "piles", "per_faction", "vm"};
-  keyseen ks = {0};
-  ys k;
-  bool have_version = false;
-  while (map_key(r, &ks, &k)) {
-    ys x;
-    if (keyis(&k, "mentat_state")) {
-      int32_t v;
-      have_version = true;
-      if (expect_scalar(r, "mentat_state", &x) && conv_int(s->ld, &x, "mentat_state", INT32_MIN + 1L, INT32_MAX, &v) && v != 1)
-        lerr(s->ld, x.sp, "unsupported saved-state version %d (this program reads 1)", v);
-    } else if (keyis(&k, "ruleset")) {
-      /* the rule set the position was saved under must be the one loading it */
-      if (expect_scalar(r, "ruleset", &x) && s->x.ruleset && strcmp(x.s, s->x.ruleset))
-        lerr(s->ld, x.sp, "this position was saved under the %s rules, not the %s rules loading it: load it with "
-             "--ruleset %.20s (in the console: new ruleset=%.20s, then load)", x.s, s->x.ruleset, x.s, x.s);
-    } else if (keyis(&k, "variants")) {
-      ysv vl = {0};
-      read_list(r, "variants", &vl);
-      strbuf got = {0};
-      for (size_t i = 0; i < vl.n; i++) sb_printf(&got, "%s%s", i ? "," : "", vl.v[i].s);
-      if (s->x.variants && strcmp(got.s ? got.s : "", s->x.variants))
-        lerr(s->ld, k.sp, "this position was saved with the variants [%s], but the rule set loading it has [%s]: load it "
-             "with the same --variant options (in the console: new variants=..., then load)", got.s ? got.s : "", s->x.variants);
-      sb_free(&got);
-    } else if (keyis(&k, "factions")) {
-      ysv fl = {0};
-      read_list(r, "factions", &fl);
-      int fs[BOARD_MAX_FACTIONS], n = 0;
-      bool ok = !s->L;
-      if (s->L) lerr(s->ld, k.sp, "'factions' given twice");
-      for (size_t i = 0; i < fl.n && ok; i++) {
-        int f = board_faction_index(def, fl.v[i].s);
-        if (f < 0) {
-          if (def->nfactions) DANGLING(s->ld, &fl.v[i], "faction", def->factions, def->nfactions, id);
-          else lerr(s->ld, fl.v[i].sp, "unknown faction '%.40s'", fl.v[i].s);
-          ok = false;
-        } else if (n >= BOARD_MAX_FACTIONS) {
-          lerr(s->ld, fl.v[i].sp, "too many factions");
-          ok = false;
-        } else {
-          for (int j = 0; j < n; j++)
-            if (fs[j] == f) {
-              lerr(s->ld, fl.v[i].sp, "faction '%s' is listed twice", fl.v[i].s);
-              ok = false;
-            }
-          fs[n++] = f;
-        }
-      }
-      if (!ok) continue;
-      strbuf err = {0};
-      s->L = board_layout_new(def, fs, n, s->x.vars, s->x.nvars, s->x.words, &err);
-      if (!s->L) {
-        lerr(s->ld, k.sp, "%s", err.s ? err.s : "cannot lay out the state");
-        sb_free(&err);
-        continue;
-      }
-      s->st = mt_calloc(1, s->L->size);
-      board_state_clear(s->L, s->st);
-      strbuf why = {0};
-      if (s->x.init && !s->x.init(s->x.ud, s->L, s->st, &why)) lerr(s->ld, k.sp, "%s", why.s ? why.s : "cannot start the position");
-      sb_free(&why);
-    } else if (!need_layout(s, &k)) {
-      continue;
-    } else if (keyis(&k, "rng") || keyis(&k, "seed")) {
-      uint64_t w[4] = {0, 0, 0, 0};
-      if (keyis(&k, "seed")) {
-        if (expect_scalar(r, "seed", &x) && conv_u64(s->ld, &x, &w[0])) board_rng_seed(s->L, s->st, w[0]);
-        continue;
-      }
-      if (!expect_seq(r, "rng")) continue;
-      int i = 0;
-      while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
-        if (!expect_scalar(r, "rng", &x)) continue;
-        if (i < 4) conv_u64(s->ld, &x, &w[i]);
-        else if (i == 4) lerr(s->ld, x.sp, "rng has four words");
-        i++;
-      }
-      if (i < 4) lerr(s->ld, k.sp, "rng has four words");
-      if (!(w[0] | w[1] | w[2] | w[3])) lerr(s->ld, k.sp, "rng state cannot be all zero");
-      memcpy(s->st + s->L->off_rng, w, sizeof w);
-    } else if (keyis(&k, "variables")) state_vars(s, BS_GLOBAL, 0);
-    else if (keyis(&k, "board")) {
-      if (!expect_map(r, "board")) continue;
-      keyseen ks2 = {0};
-      ys k2;
-      while (map_key(r, &ks2, &k2)) {
-        int sec = board_section_parse(def, k2.s);
-        if (sec < 0) {
-          if (resolve_section(s->ld, &k2) >= 0) lerr(s->ld, k2.sp, "'%.40s' is not a section", k2.s);
-          yr_skip(r);
-          continue;
-        }
-        state_tokens(s, sec, -1);
-      }
-    } else if (keyis(&k, "section_variables")) {
-      if (!expect_map(r, "section_variables")) continue;
-      keyseen ks2 = {0};
-      ys k2;
-      while (map_key(r, &ks2, &k2)) {
-        int v = board_var_index(def, k2.s);
-        if (v < 0 || def->vars[v].scope != BS_SECTION) {
-          lerr(s->ld, k2.sp, "'%.40s' is not a section variable", k2.s);
-          yr_skip(r);
-          continue;
-        }
-        if (!expect_map(r, "section values")) continue;
-        keyseen ks3 = {0};
-        ys k3;
-        while (map_key(r, &ks3, &k3)) {
-          int sec = board_section_parse(def, k3.s);
-          int32_t val;
-          if (sec < 0) {
-            if (resolve_section(s->ld, &k3) >= 0) lerr(s->ld, k3.sp, "'%.40s' is not a section", k3.s);
-            yr_skip(r);
-            continue;
-          }
-          if (expect_scalar(r, "a value", &x) && state_value(s, &def->vars[v], &x, &val))
-            board_var_set(s->L, s->st, v, sec, 0, val);
-        }
-      }
-    } else if (keyis(&k, "pools")) state_named(s, false, -1);
-    else if (keyis(&k, "piles")) state_named(s, true, -1);
-    else if (keyis(&k, "per_faction")) state_per_faction(s);
-    else if (keyis(&k, "vm")) {
-      s->vm_given = true;
-      s->vm_key = k.sp;
-      if (!expect_seq(r, "vm")) continue;
-      size_t i = 0;
-      int32_t *ext = board_ext(s->L, s->st);
-      s->vm_sp = arena_alloc(&s->ld->ar, (s->L->ext_words + 1) * sizeof *s->vm_sp);
-      while (yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
-        int32_t v;
-        if (!expect_scalar(r, "vm", &x)) continue;
-        if (i >= s->L->ext_words) {
-          if (i == s->L->ext_words) lerr(s->ld, x.sp, "the VM region holds only %zu words", s->L->ext_words);
-        } else if (conv_int(s->ld, &x, "a VM word", INT32_MIN, INT32_MAX, &v)) {
-          ext[i] = v;
-          s->vm_sp[i] = x.sp;
-          s->nvm = i + 1;
-        }
-        i++;
-      }
-    } else unknown_key(r, &k, "a saved state", keys, sizeof keys / sizeof *keys);
-  }
-  if (!have_version && !r->fatal) {
-    mt_span sp = {r->file, 0, 1};
-    lerr(s->ld, sp, "not a saved state: 'mentat_state: 1' is missing");
-  }
-}
-
-/* Places the cards named in piles: explicit instances ("shield#2") first,
- * then plain names take the lowest instance not yet placed; each pile's list
- * is top first.  Unmentioned cards go under them in their starting pile. */
-static void state_cards(state_rd *s) {
-  const board_def *def = s->def;
-  int *card = mt_calloc(s->ncards + 1, sizeof *card);
-  bool *used = mt_calloc((size_t)def->ncards + 1, sizeof *used);
-  for (int pass = 0; pass < 2; pass++)
-    for (size_t i = 0; i < s->ncards; i++) {
-      const ys *x = &s->cards[i];
-      bool explicit_inst = strchr(x->s, '#') != NULL;
-      if (explicit_inst != (pass == 0)) continue;
-      int c = -1;
-      if (explicit_inst) c = board_card_index(def, x->s);
-      else
-        for (int j = 0; j < def->ncards && c < 0; j++)
-          if (!strcmp(def->cards[j].id, x->s) && !used[j]) c = j;
-      if (c < 0) {
-        bool known = false;
-        for (int j = 0; j < def->ncards; j++) known |= !strncmp(def->cards[j].id, x->s, strcspn(x->s, "#")) && strlen(def->cards[j].id) == strcspn(x->s, "#");
-        if (known) lerr(s->ld, x->sp, "card '%.40s' is listed more often than it exists", x->s);
-        else if (def->ncards) DANGLING(s->ld, x, "card", def->cards, def->ncards, id);
-        else lerr(s->ld, x->sp, "unknown card '%.40s'", x->s);
-        card[i] = -1;
-        continue;
-      }
-      if (used[c]) {
-        lerr(s->ld, x->sp, "card '%.40s' is listed twice", x->s);
-        card[i] = -1;
-        continue;
-      }
-      if (!board_card_in_game(s->L, c)) {
-        lerr(s->ld, x->sp, "card '%.40s' belongs to a faction not in this game", x->s);
-        card[i] = -1;
-        continue;
-      }
-      used[c] = true;
-      card[i] = c;
-    }
-  for (size_t i = 0; i < s->ncards; i++)
-    if (card[i] >= 0) board_card_move(s->L, s->st, card[i], s->card_slot[i], 0);
-  for (int c = def->ncards - 1; c >= 0; c--) {
-    int pile = def->decks[def->cards[c].deck].pile;
-    if (!used[c] && board_card_in_game(s->L, c) && pile >= 0)
-      board_card_move(s->L, s->st, c, board_pile_slot(s->L, pile, -1), 0);
-  }
-  mt_free(card);
-  mt_free(used);
-}
-
-/* The piles' `undecided:` counts, now that their cards are placed: at most
- * the pile's size; the undecided part is kept in card order (board.h). */
-static void state_undecided(state_rd *s) {
-  for (int slot = 0; s->undecided && slot < s->L->npile_slots; slot++) {
-    int u = s->undecided[slot], n = board_pile_count(s->L, s->st, slot);
-    if (u < 0) continue;
-    if (u > n) lerr(s->ld, s->undecided_sp[slot], "undecided: %d is more than the %d card%s of the pile", u, n, n == 1 ? "" : "s");
-    else board_pile_set_unknown(s->L, s->st, slot, u);
-  }
-}
-
-/* The caller's check of the extension words, reported at the bad word (or
- * at `vm` when the file stops before it). */
-static void state_check_ext(state_rd *s) {
-  if (!s->x.check) return;
-  strbuf why = {0};
-  long bad = s->x.check(s->x.ud, s->L, s->st, s->vm_given, &why);
-  if (bad >= 0) {
-    mt_span sp = (size_t)bad < s->nvm ? s->vm_sp[bad] : s->vm_key;
-    lerr(s->ld, sp, "vm word %ld: %s%s", bad, why.s ? why.s : "out of range",
-         (size_t)bad < s->nvm ? "" : " (the word is not given: it is 0)");
-  }
-  sb_free(&why);
-}
-
-board_layout *state_load_text(const board_def *def, const state_ext *x, const char *name, const char *text,
-                              size_t len, diag *d, unsigned char **st) {
-  data_loader *ld = data_loader_new((board_def *)(uintptr_t)def, d);
-  yr r;
-  yr_open(&r, ld, name, text, len);
-  state_rd s;
-  memset(&s, 0, sizeof s);
-  s.ld = ld;
-  s.r = &r;
-  s.def = def;
-  if (x) s.x = *x;
-  if (yr_root(&r, "a saved state (a mapping)")) {
-    state_root(&s);
-    yr_end(&r);
-  }
-  if (s.L && !r.fatal) state_cards(&s);
-  if (s.L && !r.fatal) state_undecided(&s);
-  if (s.L && !r.fatal && ld->errors == 0) state_check_ext(&s);
-  if (s.L == NULL && !r.fatal && ld->errors == 0) {
-    mt_span sp = {r.file, 0, 1};
-    lerr(ld, sp, "a saved state needs 'factions'");
-  }
-  yr_close(&r);
-  int errors = ld->errors;
-  data_loader_free(ld);
-  if (errors || !s.L) {
-    board_layout_free(s.L);
-    mt_free(s.st);
-    *st = NULL;
-    return NULL;
-  }
-  *st = s.st;
-  return s.L;
 }

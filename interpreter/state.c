@@ -1,7 +1,7 @@
 /* state.c -- saved positions: writing a state block as YAML, by name.
  *
  * Pipeline stage: around the engine (the REPL's save/load, scenario tests).
- * The format is docs/state-format.md; reading it back is data.c's job
+ * The format is docs/state-format.md; reading it back is data_state.c's job
  * (state_load_text), since all YAML reading shares its event reader.  A save
  * names everything (factions, sections, cards, leaders), never raw offsets,
  * so it survives data files that grow; loading it gives the same hash.

@@ -1,0 +1,112 @@
+/* data_read.h -- the YAML reader the loaders share (data.c: components,
+ * data_state.c: saved positions).  Private to those two files: not an
+ * interface of the library. */
+#ifndef MENTAT_DATA_READ_H
+#define MENTAT_DATA_READ_H
+
+#include <stdbool.h>
+#include <yaml.h>
+
+#include "data.h"
+
+/* A scalar as read: text (arena, NUL-terminated), span, plain or quoted. */
+typedef struct ys {
+  const char *s;
+  size_t len;
+  mt_span sp;
+  bool plain;
+} ys;
+
+typedef struct ysv {
+  ys *v;
+  size_t n, cap;
+} ysv;
+
+/* A leader reference in a card attribute, resolved when factions are in. */
+typedef struct pending {
+  int card, attr;
+  ys v;
+} pending;
+
+typedef struct deck_extra {
+  ys from_leaders; /* attribute name, or s == NULL */
+  ys *dkeys, *dvals; /* deck-level attribute defaults */
+  size_t nd;
+} deck_extra;
+
+struct data_loader {
+  board_def *def;
+  diag *d;
+  arena ar;
+  int errors;
+  pending *pend;
+  size_t npend, cappend;
+  deck_extra *dx; /* per deck */
+  size_t ndx, capdx;
+};
+
+/* The event reader over one file. */
+typedef struct yr {
+  data_loader *ld;
+  yaml_parser_t p;
+  yaml_event_t ev;
+  bool have, fatal;
+  uint32_t file;
+  const char *text;
+  size_t len;
+  int depth;
+  size_t mline, mcol; /* the last mark converted (mark_off), and its offset */
+  uint32_t moff;
+  bool mvalid;
+} yr;
+
+#define AVEC_PUSH(ar, v, n, cap, x)                                                 \
+  do {                                                                              \
+    if ((n) >= (cap)) {                                                             \
+      size_t nc_ = (cap) ? (cap) * 2 : 8;                                           \
+      void *nv_ = arena_alloc((ar), nc_ * sizeof *(v));                             \
+      if (n) memcpy(nv_, (v), (n) * sizeof *(v));                                   \
+      (v) = nv_;                                                                    \
+      (cap) = nc_;                                                                  \
+    }                                                                               \
+    (v)[(n)++] = (x);                                                               \
+  } while (0)
+
+typedef struct keyseen {
+  ys *k;
+  size_t n, cap;
+} keyseen;
+
+/* Diagnostics at a span (counted as errors of the load). */
+void data_lerr(data_loader *ld, mt_span sp, const char *fmt, ...) MT_PRINTF(3, 4);
+/* The event reader over one file (data.c, "the event reader"). */
+void data_yr_open(yr *r, data_loader *ld, const char *name, const char *text, size_t len);
+void data_yr_close(yr *r);
+bool data_yr_root(yr *r, const char *what);
+void data_yr_end(yr *r);
+bool data_yr_next(yr *r);
+void data_yr_skip(yr *r);
+bool data_yr_scalar(yr *r, ys *out);
+mt_span data_ev_span(yr *r);
+bool data_is_scalar(const yr *r);
+bool data_is_empty(const yr *r);
+bool data_expect_map(yr *r, const char *what);
+bool data_expect_seq(yr *r, const char *what);
+bool data_expect_scalar(yr *r, const char *what, ys *out);
+bool data_map_key(yr *r, keyseen *ks, ys *key);
+bool data_keyis(const ys *k, const char *s);
+void data_unknown_key(yr *r, const ys *k, const char *where, const char *const *cands, size_t n);
+void data_read_list(yr *r, const char *what, ysv *v);
+/* Scalar conversions, each reporting what is wrong at the scalar. */
+bool data_ys_null(const ys *v);
+bool data_conv_int(data_loader *ld, const ys *v, const char *what, long lo, long hi, int32_t *out);
+bool data_conv_bool(data_loader *ld, const ys *v, const char *what, int32_t *out);
+bool data_conv_value(data_loader *ld, const ys *v, board_type t, char **values, int nvalues, const char *what, int32_t *out);
+void data_dangling(data_loader *ld, const ys *v, const char *what, char *const *names, size_t stride, int n);
+/* An unknown name V among the N records of ARR (their FIELD is the name): the error with a suggestion. */
+#define DANGLING(ld, v, what, arr, n, field) \
+  data_dangling((ld), (v), (what), (n) ? &(arr)[0].field : NULL, sizeof(arr)[0], (n))
+int data_resolve_area(data_loader *ld, const ys *v);
+int data_resolve_section(data_loader *ld, const ys *v);
+
+#endif
