@@ -542,7 +542,8 @@ board_layout *board_layout_new(const board_def *def, const int *factions, int nf
   off += (size_t)def->nleaders * sizeof(board_leader_state);
   L->off_pile_unknown = off;
   off += (size_t)L->npile_slots * sizeof(int16_t);
-  L->size = align_up(off, 8);
+  L->off_gen = align_up(off, 8);
+  L->size = L->off_gen + BOARD_NGEN * sizeof(uint64_t);
   return L;
 }
 
@@ -576,6 +577,17 @@ static int16_t *pile_u(const board_layout *L, const unsigned char *st) {
 }
 static board_leader_state *leaders(const board_layout *L, const unsigned char *st) {
   return (board_leader_state *)(uintptr_t)(st + L->off_leaders);
+}
+/* The generations (board.h): a clock that never repeats within a process
+ * (the library runs one game per thread of control; workers are forked), so
+ * two states holding the same generation of a part hold the same part. */
+static uint64_t gen_clock;
+void board_touch(const board_layout *L, unsigned char *st, int part) {
+  uint64_t g = ++gen_clock;
+  memcpy(st + L->off_gen + (size_t)part * sizeof g, &g, sizeof g);
+}
+static void touch_all(const board_layout *L, unsigned char *st) {
+  for (int k = 0; k < BOARD_NGEN; k++) board_touch(L, st, k);
 }
 static uint64_t *rng(const board_layout *L, const unsigned char *st) {
   return (uint64_t *)(uintptr_t)(st + L->off_rng);
@@ -653,6 +665,7 @@ void board_state_init(const board_layout *L, unsigned char *st, uint64_t seed) {
     ls[i].area = -1;
     ls[i].used = 0;
   }
+  touch_all(L, st);
 }
 
 /* The empty position a saved state is loaded into: variables at their
@@ -668,6 +681,7 @@ void board_state_clear(const board_layout *L, unsigned char *st) {
     cp[c] = -1;
     pos[c] = 0;
   }
+  touch_all(L, st);
 }
 
 /* A card belongs to the game if its faction (if any) is playing. */
@@ -678,7 +692,7 @@ bool board_card_in_game(const board_layout *L, int card) {
 }
 
 uint64_t board_state_hash(const board_layout *L, const unsigned char *st) {
-  return mt_hash_bytes(st, L->size, 0x6d656e746174ull);
+  return mt_hash_bytes(st, L->off_gen, 0x6d656e746174ull); /* not the generations: they say when, not what */
 }
 
 int board_loc_pool(const board_layout *L, int pool, int owner) {
@@ -769,6 +783,7 @@ int board_set_tokens(const board_layout *L, unsigned char *st, int loc, int owne
   if (!loc_accepts(L, loc, owner)) return loc < 0 || loc >= L->nlocs ? BOARD_ERANGE : BOARD_EKIND;
   if (n < 0 || n > INT16_MAX) return BOARD_ERANGE;
   stacks(L, st)[(size_t)loc * (size_t)L->nslots + (size_t)slot] = (int16_t)n;
+  board_touch(L, st, BOARD_GEN_TOKENS);
   return BOARD_OK;
 }
 
@@ -785,6 +800,7 @@ int board_move_tokens(const board_layout *L, unsigned char *st, int owner, int k
   if (from != to && *b + n > INT16_MAX) return BOARD_ERANGE;
   *a = (int16_t)(*a - n);
   *b = (int16_t)(*b + n);
+  board_touch(L, st, BOARD_GEN_TOKENS);
   return BOARD_OK;
 }
 
@@ -988,6 +1004,7 @@ int board_card_move(const board_layout *L, unsigned char *st, int card, int slot
     pu[slot]++;
     unknown_sort(L, st, slot);
   }
+  board_touch(L, st, BOARD_GEN_CARDS);
   return BOARD_OK;
 }
 
@@ -1008,6 +1025,7 @@ void board_pile_forget(const board_layout *L, unsigned char *st, int slot) {
   if (slot < 0 || slot >= L->npile_slots) return;
   pile_u(L, st)[slot] = pile_n(L, st)[slot];
   unknown_sort(L, st, slot);
+  board_touch(L, st, BOARD_GEN_CARDS);
 }
 
 int board_pile_fix(const board_layout *L, unsigned char *st, int slot, int card) {
@@ -1019,6 +1037,7 @@ int board_pile_fix(const board_layout *L, unsigned char *st, int slot, int card)
     if (cp[c] == slot && cpos[c] > at && cpos[c] < u) cpos[c]--;
   cpos[card] = (int16_t)(u - 1);
   pu[slot] = (int16_t)(u - 1);
+  board_touch(L, st, BOARD_GEN_CARDS);
   return BOARD_OK;
 }
 
@@ -1027,6 +1046,7 @@ void board_pile_set_unknown(const board_layout *L, unsigned char *st, int slot, 
   int n = pile_n(L, st)[slot];
   pile_u(L, st)[slot] = (int16_t)(u < 0 ? 0 : u > n ? n : u);
   unknown_sort(L, st, slot);
+  board_touch(L, st, BOARD_GEN_CARDS);
 }
 
 /* A Fisher-Yates pass over the unknown positions 0..U-1 only: the decided
@@ -1046,6 +1066,7 @@ int board_pile_settle(const board_layout *L, unsigned char *st, int slot) {
   }
   for (int i = 0; i < u; i++) cpos[byp[i]] = (int16_t)i;
   pile_u(L, st)[slot] = 0;
+  board_touch(L, st, BOARD_GEN_CARDS);
   return u;
 }
 
@@ -1063,6 +1084,7 @@ void board_pile_shuffle(const board_layout *L, unsigned char *st, int slot) {
     byp[j] = t;
   }
   for (int i = 0; i < n; i++) cpos[byp[i]] = (int16_t)i;
+  board_touch(L, st, BOARD_GEN_CARDS);
 }
 
 board_leader_state board_leader_get(const board_layout *L, const unsigned char *st, int leader) {
@@ -1077,6 +1099,7 @@ int board_leader_set(const board_layout *L, unsigned char *st, int leader, board
       (s.used != 0 && s.used != 1))
     return BOARD_ERANGE;
   leaders(L, st)[leader] = s;
+  board_touch(L, st, BOARD_GEN_LEADERS);
   return BOARD_OK;
 }
 

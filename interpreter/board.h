@@ -332,7 +332,7 @@ typedef struct board_layout {
   int *pile_of_slot;    /* [pile slot] pile */
   int *owner_of_slot;   /* [pile slot] game faction or -1 */
   size_t off_rng, off_vars, off_stacks, off_card_pile, off_card_pos, off_pile_n, off_leaders,
-      off_ext, off_pile_unknown;
+      off_ext, off_pile_unknown, off_gen;
   size_t ext_words;
   size_t size;          /* bytes in a state block */
 } board_layout;
@@ -374,6 +374,20 @@ static inline void board_state_clone(const board_layout *L, unsigned char *dst,
   memcpy(dst, src, L->size);
 }
 uint64_t board_state_hash(const board_layout *L, const unsigned char *st);
+/* Generations: the last words of a state say, for the tokens, the cards and
+ * piles, and the leaders, which write last changed them.  Every mutation
+ * helper below stamps its part with a value never used before in this
+ * process, so two states (a game and its clones) holding the same generation
+ * of a part hold the same part: a cache keyed by it needs no comparison of the
+ * part itself.  They are not the position (the hash leaves them out); code
+ * that writes a part behind the helpers' backs must call board_touch. */
+enum { BOARD_GEN_TOKENS, BOARD_GEN_CARDS, BOARD_GEN_LEADERS, BOARD_NGEN };
+void board_touch(const board_layout *L, unsigned char *st, int part);
+static inline uint64_t board_gen(const board_layout *L, const unsigned char *st, int part) {
+  uint64_t g;
+  memcpy(&g, st + L->off_gen + (size_t)part * sizeof g, sizeof g);
+  return g;
+}
 
 /* Locations: a section index, or a pool instance. */
 int board_loc_pool(const board_layout *L, int pool, int owner);

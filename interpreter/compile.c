@@ -1321,6 +1321,7 @@ static void action_funcs(cg *c, int ai) {
   for (int i = 0; i + 1 < a->nparams; i++) {
     a->prefix_fn[i] = new_func(c, what("guards of action %s at parameter %d", a->name, i + 1), a->rule, FN_PURE,
                                a->nparams + 1);
+    p->funcs[a->prefix_fn[i]].entry_cache = true;
     begin(c, a->prefix_fn[i], slots, a->span);
     if (i == 0) {
       op1(c, OP_RULE_ACTIVE, a->rule);
@@ -1333,6 +1334,7 @@ static void action_funcs(cg *c, int ai) {
   }
   a->tail_fn = new_func(c, what("guards of action %s at its last parameter and cost", a->name), a->rule, FN_PURE,
                         a->nparams + 1);
+  p->funcs[a->tail_fn].entry_cache = true;
   begin(c, a->tail_fn, slots, a->span);
   if (a->nparams == 1) {
     op1(c, OP_RULE_ACTIVE, a->rule);

@@ -288,7 +288,7 @@ uint64_t mt_hash(const mt_game *g) {
 
 /* The state's bytes as laid out: the VM's live continuation (its header
  * without code addresses, the cancellations and frames in use, the live
- * stack) and the board block around it. */
+ * stack) and the board block around it, but for its generations. */
 uint64_t mt_hash_raw(const mt_game *g) {
   const vm_state *vs = g->v.vs;
   vm_state head;
@@ -302,5 +302,5 @@ uint64_t mt_hash_raw(const mt_game *g) {
   const board_layout *L = g->L;
   size_t ext_end = L->off_ext + L->ext_words * sizeof(int32_t);
   h = mt_hash_bytes(g->v.st, L->off_ext, h);
-  return mt_hash_bytes(g->v.st + ext_end, L->size - ext_end, h);
+  return mt_hash_bytes(g->v.st + ext_end, L->off_gen - ext_end, h); /* not the generations (board.h) */
 }

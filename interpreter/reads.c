@@ -130,8 +130,9 @@ void vm_reads_build(program *p) {
 }
 
 bool vm_reads_cacheable(const program *p, int fn) {
-  if (fn < 0 || fn >= p->nreads || !p->funcs[fn].memo || p->funcs[fn].kind != FN_PURE) return false;
-  if (p->funcs[fn].nparams > MAX_PARAMS || p->reads_fixed[fn] & ~(uint32_t)RD_CANCEL) return false;
+  if (fn < 0 || fn >= p->nreads || !(p->funcs[fn].memo || p->funcs[fn].entry_cache) || p->funcs[fn].kind != FN_PURE)
+    return false;
+  if (p->funcs[fn].nparams > MAX_PARAMS || p->reads_fixed[fn] & RD_ALL) return false;
   const func_rec *fr = &p->funcs[fn];
   for (uint32_t pc = fr->start; pc < fr->end && pc < p->ncode;) { /* its arguments stay as they came */
     uint8_t o = p->code[pc];
@@ -158,6 +159,14 @@ vm_vcache *vm_vcache_new(const program *p, const board_layout *L) {
       bytes += end - L->var_off[i];
       fits = n < VM_VC_REGIONS && bytes <= VM_VC_BYTES;
       if (fits) reg[n++] = (vm_vc_region){(uint32_t)L->var_off[i], (uint32_t)(end - L->var_off[i])};
+    }
+    /* the tokens, cards and leaders it reads: by their generations (board.h), a word each */
+    static const uint32_t part_reads[BOARD_NGEN] = {RD_TOKENS, RD_CARDS, RD_LEADERS};
+    for (int k = 0; k < BOARD_NGEN && fits; k++) {
+      if (!(p->reads_fixed[fn] & part_reads[k])) continue;
+      bytes += sizeof(uint64_t);
+      fits = n < VM_VC_REGIONS && bytes <= VM_VC_BYTES;
+      if (fits) reg[n++] = (vm_vc_region){(uint32_t)(L->off_gen + (size_t)k * sizeof(uint64_t)), sizeof(uint64_t)};
     }
     if (!fits) continue;
     if (!c) {
@@ -246,10 +255,10 @@ void vm_watch_diff(vm_watch *w, const vm *v) {
         if ((size_t)var / 64 < w->words) w->changed_vars[var / 64] |= 1ull << (var % 64);
       }
   }
-  if (memcmp(st + L->off_stacks, pv + L->off_stacks, L->off_card_pile - L->off_stacks) != 0) w->changed_fixed |= RD_TOKENS;
-  if (memcmp(st + L->off_card_pile, pv + L->off_card_pile, L->off_leaders - L->off_card_pile) != 0)
-    w->changed_fixed |= RD_CARDS;
-  if (memcmp(st + L->off_leaders, pv + L->off_leaders, L->size - L->off_leaders) != 0) w->changed_fixed |= RD_LEADERS;
+  /* the tokens, the cards and piles, the leaders: by their generations (board.h) */
+  static const uint32_t part_reads[BOARD_NGEN] = {RD_TOKENS, RD_CARDS, RD_LEADERS};
+  for (int k = 0; k < BOARD_NGEN; k++)
+    if (board_gen(L, st, k) != board_gen(L, pv, k)) w->changed_fixed |= part_reads[k];
   uintptr_t vs_off = (uintptr_t)((const unsigned char *)v->vs - st);
   if (cancels_differ(v->vs, (const vm_state *)(const void *)(pv + vs_off))) w->changed_fixed |= RD_CANCEL;
 }

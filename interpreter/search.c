@@ -90,6 +90,7 @@ static void deal_hidden(const board_layout *L, unsigned char *st, int me, uint64
     }
     for (int k = 0; k < m; k++) cp[card[k]] = slot[k], cpos[card[k]] = pos[k];
   }
+  board_touch(L, st, BOARD_GEN_CARDS);
 }
 
 /* Replaces the secret variables (visibility owner) of the factions other

@@ -436,6 +436,13 @@ static int n_guard_result(void *vv) {
 }
 static void n_fail(void *v, int code, uint32_t pc, int a, int b, int64_t x) { fail(v, code, pc, a, b, x); }
 static inline int vc_slot(int fn, const int64_t *args, int n);
+/* May FN's result come from the value cache now?  Not while a cancellation
+ * is in force if it reads them.  (With chance as choice, a value that reads an
+ * undecided card fixes it as it reads it: the entry is keyed by the state
+ * after the evaluation, which holds that card, so it serves only there.) */
+static inline bool vc_usable(const vm *v, const vm_vcache *vc, int fn) {
+  return vc && fn < vc->nfuncs && vc->nreg[fn] >= 0 && (!vc->cancel[fn] || v->vs->ncancel == 0);
+}
 static inline bool vc_same(const vm_vcache *c, int fn, const vm_vc_entry *e, const unsigned char *st);
 static void vc_take(const vm_vcache *c, int fn, vm_vc_entry *e, const unsigned char *st);
 /* A value's result remembered as the VM's CALL remembers it: the value cache
@@ -445,7 +452,7 @@ static int n_memo_get(void *vv, int fn, const int64_t *args, int n, int64_t *out
   vm *v = vv;
   vm_vcache *vc = v->vcache;
   *slot = -1;
-  if (vc && fn < vc->nfuncs && vc->nreg[fn] >= 0 && (!vc->cancel[fn] || v->vs->ncancel == 0)) {
+  if (vc_usable(v, vc, fn)) {
     int s = vc_slot(fn, args, n);
     const vm_vc_entry *e = &vc->e[s];
     bool same = e->fn == fn && e->nargs == n;
@@ -696,7 +703,7 @@ dispatch:
     const func_rec *f = &p->funcs[fn];
     int memo_slot = -1;
     vm_vcache *vc = v->vcache;
-    if (vc && fn < vc->nfuncs && vc->nreg[fn] >= 0 && (!vc->cancel[fn] || vs->ncancel == 0)) {
+    if (vc_usable(v, vc, fn)) {
       int slot = vc_slot(fn, S + sp - n, n);
       const vm_vc_entry *e = &vc->e[slot];
       bool same = e->fn == fn && e->nargs == n;
@@ -1124,6 +1131,30 @@ int vm_run(vm *v) {
 
 bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err) {
   return vm_eval_at(v, fn, args, nargs, out, err, NULL);
+}
+
+bool vm_eval_cached(vm *v, int fn, const int64_t *args, int nargs, int64_t *out) {
+  vm_vcache *vc = v->vcache;
+  if (!vc_usable(v, vc, fn) || nargs > MAX_PARAMS)
+    return vm_eval(v, fn, args, nargs, out, NULL);
+  int s = vc_slot(fn, args, nargs);
+  vm_vc_entry *e = &vc->e[s];
+  bool same = e->fn == fn && e->nargs == nargs;
+  for (int i = 0; i < nargs && same; i++) same = e->args[i] == args[i];
+  if (same && vc_same(vc, fn, e, v->st)) {
+    vc->hits++;
+    *out = e->result;
+    return true;
+  }
+  vc->misses++;
+  if (!vm_eval(v, fn, args, nargs, out, NULL)) return false;
+  e = &vc->e[s]; /* (the evaluation may have used the slot meanwhile) */
+  e->fn = fn;
+  e->nargs = nargs;
+  memcpy(e->args, args, (size_t)nargs * sizeof *args);
+  e->result = *out;
+  vc_take(vc, fn, e, v->st);
+  return true;
 }
 
 bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err, const diag *d) {

@@ -91,14 +91,16 @@ typedef struct vm_memo {
 } vm_memo;
 
 /* Values cached across decisions (reads.c builds it, the VM fills and
- * consults it): a value dispatcher whose read set is a few small variables
- * (and perhaps the cancellations) keeps its result with a copy of the bytes
- * it read; the result is reused while those bytes are unchanged -- compared
- * by content, so no write path has to say what it wrote.  One cache serves a
- * game and its clones (the same program and layout). */
+ * consults it): a value dispatcher whose read set is a few small variables,
+ * perhaps the tokens, cards or leaders, and perhaps the cancellations, keeps
+ * its result with a copy of the bytes it read; the result is reused while
+ * those bytes are unchanged.  Variables are compared by content; the tokens,
+ * cards and leaders by their generation words (board.h), which every write
+ * helper stamps.  Cancellations: cached only while none is in force.  One
+ * cache serves a game and its clones (the same program and layout). */
 #define VM_VCACHE 1024 /* entries, a power of two */
 #define VM_VC_BYTES 64 /* state bytes an entry may compare */
-#define VM_VC_REGIONS 4
+#define VM_VC_REGIONS 6
 typedef struct vm_vc_entry {
   int32_t fn, nargs;
   int64_t args[MAX_PARAMS];
@@ -176,6 +178,10 @@ void vm_reset_stops(vm_state *vs);
 /* Evaluates pure function FN with ARGS on a scratch stack; returns false on a
  * runtime error (message in ERR if given). */
 bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err);
+/* vm_eval of a function the value cache may hold (an entry_cache guard, a
+ * value): the cached result while what it reads is unchanged.  Its GUARD
+ * refusals are not recorded on a hit: for callers that read only the result. */
+bool vm_eval_cached(vm *v, int fn, const int64_t *args, int nargs, int64_t *out);
 /* As vm_eval; the error message starts with file:line:col from D's sources. */
 bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err, const diag *d);
 /* Chance as choice: the next outcome of the plan for a request of KIND;

@@ -299,6 +299,60 @@ static void a_bad_undecided_count_is_refused_where_written(void **state) {
   mt_game_free(g);
 }
 
+/* A value the cache keeps (vm.h) that reads an undecided card: the card is
+ * fixed as it is read, so the entry is keyed by the state after the reading;
+ * from the state before it, each planned outcome gives its own answer (a
+ * cache keyed by the state before would answer the first outcome for all). */
+static void a_cached_value_reads_the_planned_card(void **state) {
+  (void)state;
+  const char *path = "build/test_chance_peek.rules";
+  FILE *fp = fopen(path, "w");
+  assert_non_null(fp);
+  fputs("rule 90.01 \"Peek: the next storm card's sectors\" basic {\n"
+        "  value next_storm(): int = attr(top(pile(storm_deck, none)), value)\n}\n",
+        fp);
+  fclose(fp);
+  const char *files[] = {path};
+  mt_load o = {.components = ".", .files = files, .nfiles = 1, .against_pack = 1, .message = on_message};
+  mt_rules *r = mt_rules_load(&o);
+  if (!r) fail_msg("%s", diag_text.s ? diag_text.s : "the house rule does not compile");
+  int fn = -1;
+  for (int i = 0; i < r->prog.nvalues; i++)
+    if (!strcmp(r->prog.values[i].name, "next_storm")) fn = r->prog.values[i].dispatch_fn;
+  assert_true(fn >= 0);
+  char err[128];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_non_null(g);
+  assert_non_null(g->v.vcache);
+  assert_true(g->v.vcache->nreg[fn] >= 0); /* it is cached: it reads the cards alone */
+  mt_chance_mode(g, 1, 1);
+  int slot = board_pile_slot(g->L, board_pile_index(r->def, "storm_deck"), -1);
+  board_pile_forget(g->L, g->v.st, slot);
+  assert_true(board_pile_unknown(g->L, g->v.st, slot) >= 6);
+  mt_game *before = mt_clone(g);
+  const char *cards[] = {"storm_2", "storm_5", "storm_2"};
+  const int64_t want[] = {2, 5, 2};
+  for (int k = 0; k < 3; k++) {
+    mt_copy_state(g, before);
+    int64_t plan[1] = {board_card_index(r->def, cards[k])}, x = -1;
+    mt_chance_plan(g, plan, 1);
+    vm_memo_reset(&g->v);
+    assert_true(vm_eval_cached(&g->v, fn, NULL, 0, &x));
+    assert_int_equal(x, want[k]);
+    assert_int_equal(mt_chance_taken(g), 1);
+    uint64_t hits = g->v.vcache->hits;
+    mt_chance_plan(g, NULL, 0); /* read again where the card lies fixed: the cache answers */
+    vm_memo_reset(&g->v);
+    assert_true(vm_eval_cached(&g->v, fn, NULL, 0, &x));
+    assert_int_equal(x, want[k]);
+    assert_int_equal(g->v.vcache->hits, hits + 1);
+  }
+  mt_game_free(before);
+  mt_game_free(g);
+  mt_rules_free(r);
+  remove(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(forget_and_fix_keep_card_order),
@@ -309,6 +363,7 @@ int main(void) {
       cmocka_unit_test(a_card_from_elsewhere_is_bad),
       cmocka_unit_test(undecided_cards_are_saved_and_loaded),
       cmocka_unit_test(a_bad_undecided_count_is_refused_where_written),
+      cmocka_unit_test(a_cached_value_reads_the_planned_card),
   };
   return cmocka_run_group_tests_name("chance", tests, group_setup, group_teardown);
 }

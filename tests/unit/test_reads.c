@@ -57,9 +57,21 @@ static void take_reads(const program *p, const mt_game *g, unsigned char *dst, c
       size_t end = i + 1 < L->nvars ? L->var_off[i + 1] : L->off_ext;
       memcpy(dst + L->var_off[i], src + L->var_off[i], end - L->var_off[i]);
     }
-  if (fx & RD_TOKENS) memcpy(dst + L->off_stacks, src + L->off_stacks, L->off_card_pile - L->off_stacks);
-  if (fx & RD_CARDS) memcpy(dst + L->off_card_pile, src + L->off_card_pile, L->off_leaders - L->off_card_pile);
-  if (fx & RD_LEADERS) memcpy(dst + L->off_leaders, src + L->off_leaders, L->size - L->off_leaders);
+  /* each part with its generation (board.h), as a write helper leaves it */
+  size_t gen = sizeof(uint64_t), lead_end = L->off_leaders + (size_t)L->def->nleaders * sizeof(board_leader_state);
+  if (fx & RD_TOKENS) {
+    memcpy(dst + L->off_stacks, src + L->off_stacks, L->off_card_pile - L->off_stacks);
+    memcpy(dst + L->off_gen + BOARD_GEN_TOKENS * gen, src + L->off_gen + BOARD_GEN_TOKENS * gen, gen);
+  }
+  if (fx & RD_CARDS) {
+    memcpy(dst + L->off_card_pile, src + L->off_card_pile, L->off_leaders - L->off_card_pile);
+    memcpy(dst + L->off_pile_unknown, src + L->off_pile_unknown, (size_t)L->npile_slots * sizeof(int16_t));
+    memcpy(dst + L->off_gen + BOARD_GEN_CARDS * gen, src + L->off_gen + BOARD_GEN_CARDS * gen, gen);
+  }
+  if (fx & RD_LEADERS) {
+    memcpy(dst + L->off_leaders, src + L->off_leaders, lead_end - L->off_leaders);
+    memcpy(dst + L->off_gen + BOARD_GEN_LEADERS * gen, src + L->off_gen + BOARD_GEN_LEADERS * gen, gen);
+  }
   if (fx & RD_CANCEL) {
     size_t vs_off = (size_t)((const unsigned char *)g->v.vs - g->block);
     vm_state *d = (vm_state *)(void *)(dst + vs_off);
@@ -253,12 +265,111 @@ static void value_cache_changes_nothing(void **state) {
   mt_rules_free(r);
 }
 
+/* The generations (board.h) follow every write: values and guards that read
+ * the tokens, the cards or the leaders are cached by them (vm.h), so after
+ * any change made through the board's write helpers -- tokens moved, cards
+ * moved, shuffled, forgotten, leaders changed -- each such function answers
+ * from the cache exactly as it answers evaluated afresh.  The functions tried:
+ * every cached one of at most one parameter (a faction, a card, a leader or
+ * an index), for its first sixteen values. */
+static void generations_follow_every_write(void **state) {
+  (void)state;
+  mt_rules *r = pack(NULL);
+  const program *p = &r->prog;
+  const board_def *def = r->def;
+  char err[256];
+  mt_game *g = mt_game_new(r, NULL, 0, 33, err, sizeof err);
+  assert_non_null(g);
+  vm_vcache *vc = g->v.vcache;
+  assert_non_null(vc);
+  const board_layout *L = g->L;
+  uint64_t rng = 5;
+  assert_int_equal(mt_start(g), MT_WAITING);
+  for (int d = 0; d < 150 && mt_status(g) == MT_WAITING; d++) { /* a position in the middle of a game */
+    mt_choice c;
+    assert_int_equal(mt_sample(g, lcg, &rng, &c), 1);
+    mt_explain why;
+    assert_true(mt_apply(g, &c, &why) >= 0);
+  }
+  int fns[4096], nfns = 0, parts = 0;
+  for (int fn = 0; fn < p->nfuncs && nfns < 4096; fn++) {
+    uint32_t fx = p->reads_fixed[fn] & (RD_TOKENS | RD_CARDS | RD_LEADERS);
+    if (vc->nreg[fn] < 0 || !fx || p->funcs[fn].nparams > 1)
+      continue;
+    fns[nfns++] = fn;
+    parts |= (int)fx;
+  }
+  assert_true(nfns > 10);
+  assert_int_equal(parts, RD_TOKENS | RD_CARDS | RD_LEADERS); /* each part is read by some cached function */
+  int nargs_max = 16, changed = 0; /* (few enough entries that they stay in the cache) */
+  int64_t *before = mt_calloc((size_t)nfns * (size_t)nargs_max, sizeof *before);
+  uint64_t hits0 = vc->hits;
+  for (int round = 0; round < 200; round++) {
+    unsigned char *st = g->v.st;
+    switch (lcg(&rng) % 5) {
+    case 0: case 1: { /* tokens: some of a faction's tokens to another place */
+      int f = (int)(lcg(&rng) % (uint64_t)L->nf), k = (int)(lcg(&rng) % (uint64_t)def->nkinds);
+      int from = (int)(lcg(&rng) % (uint64_t)L->nlocs), to = (int)(lcg(&rng) % (uint64_t)L->nlocs);
+      int n = board_tokens(L, st, from, f, k);
+      if (n > 0) board_move_tokens(L, st, f, k, from, to, 1 + (int)(lcg(&rng) % (uint64_t)n));
+      break;
+    }
+    case 2: { /* a card to another pile, anywhere in it */
+      int c = (int)(lcg(&rng) % (uint64_t)def->ncards), s = (int)(lcg(&rng) % (uint64_t)L->npile_slots);
+      if (board_card_in_game(L, c)) board_card_move(L, st, c, s, (int)(lcg(&rng) % 4) - 1);
+      break;
+    }
+    case 3: { /* a pile shuffled, or its order forgotten and settled */
+      int s = (int)(lcg(&rng) % (uint64_t)L->npile_slots);
+      if (lcg(&rng) % 2) board_pile_shuffle(L, st, s);
+      else board_pile_forget(L, st, s), board_pile_settle(L, st, s);
+      break;
+    }
+    default: { /* leaders: a status for all of one faction's, or another holder for one */
+      int f = (int)(lcg(&rng) % (uint64_t)L->nf), status = (int)(lcg(&rng) % (uint64_t)def->nleader_status);
+      int l = (int)(lcg(&rng) % (uint64_t)def->nleaders);
+      for (int i = 0; i < def->nleaders; i++) {
+        board_leader_state ls = board_leader_get(L, st, i);
+        if (ls.holder == f) ls.status = (int8_t)status;
+        if (i == l) ls.holder = (int8_t)(lcg(&rng) % (uint64_t)L->nf);
+        if (ls.holder == f || i == l) board_leader_set(L, st, i, ls);
+      }
+      break;
+    }
+    }
+    for (int i = 0; i < nfns; i++) {
+      int fn = fns[i], na = p->funcs[fn].nparams;
+      for (int64_t a = 0; a < (na ? nargs_max : 1); a++) {
+        int64_t args[MAX_PARAMS + 1] = {a}, cached = 0, fresh = 0;
+        vm_memo_reset(&g->v);
+        bool oc = vm_eval_cached(&g->v, fn, args, na, &cached);
+        g->v.vcache = NULL;
+        vm_memo_reset(&g->v);
+        bool of = vm_eval(&g->v, fn, args, na, &fresh, NULL);
+        g->v.vcache = vc;
+        if (oc != of || (oc && cached != fresh))
+          fail_msg("%s(%lld) after round %d: %s%lld from the cache, %s%lld evaluated afresh", p->funcs[fn].what,
+                   (long long)a, round, oc ? "" : "fails/", (long long)cached, of ? "" : "fails/", (long long)fresh);
+        int64_t *b = &before[(size_t)i * (size_t)nargs_max + (size_t)a];
+        changed += round > 0 && oc && *b != fresh; /* the writes did change answers: a stale entry would show */
+        if (oc) *b = fresh;
+      }
+    }
+  }
+  assert_true(changed > 25);
+  assert_true(vc->hits - hits0 > 1000); /* and the cache did answer */
+  mt_free(before);
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(reads_follow_calls),
       cmocka_unit_test(advanced_reads_are_sound),
       cmocka_unit_test(wbc_reads_are_sound),
       cmocka_unit_test(value_cache_changes_nothing),
+      cmocka_unit_test(generations_follow_every_write),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   sb_free(&diag_text);

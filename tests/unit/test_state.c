@@ -444,7 +444,7 @@ static void typed_rule_variables(void **state) {
   board_layout *L2 = state_load_text(DEF, &x, "typed.yaml", out.s, out.n, d, &st2);
   diag_free(d);
   if (!L2) fail_msg("%s", out.s);
-  assert_memory_equal(st, st2, L->size);
+  assert_memory_equal(st, st2, L->off_gen); /* the position, not the generations (board.h) */
   board_layout_free(L2);
   free(st2);
   static const char *const bad[][2] = {
@@ -496,6 +496,61 @@ static void long_lines_load_in_linear_time(void **state) {
   sb_free(&doc);
 }
 
+/* Every write helper stamps the part it wrote with a new generation and
+ * leaves the others' alone (board.h: the value cache keys on them); a refused
+ * write stamps nothing; the hash and a clone's position ignore them. */
+static uint64_t gens[BOARD_NGEN];
+static void gens_take(const board_layout *L, const unsigned char *st) {
+  for (int k = 0; k < BOARD_NGEN; k++) gens[k] = board_gen(L, st, k);
+}
+static void gens_expect(const board_layout *L, const unsigned char *st, int part) {
+  for (int k = 0; k < BOARD_NGEN; k++)
+    if ((board_gen(L, st, k) != gens[k]) != (k == part)) fail_msg("generation %d %s", k, k == part ? "unchanged" : "changed");
+  gens_take(L, st);
+}
+static void generations_stamp_every_write(void **state) {
+  fx *f = *state;
+  board_layout *L = f->L;
+  unsigned char *st = f->st;
+  int deck = pile(L, "treachery_deck", -1), hand = pile(L, "hand", 2);
+  int duncan = board_leader_index(DEF, "duncan_idaho");
+  uint64_t h = board_state_hash(L, st);
+  gens_take(L, st);
+  assert_int_equal(board_move_tokens(L, st, 0, K("normal"), SEC("arrakeen"), SEC("imperial_basin@9"), 1), BOARD_OK);
+  gens_expect(L, st, BOARD_GEN_TOKENS);
+  assert_int_equal(board_set_tokens(L, st, SEC("arrakeen"), 0, K("normal"), 9), BOARD_OK);
+  gens_expect(L, st, BOARD_GEN_TOKENS);
+  assert_int_equal(board_move_tokens(L, st, 0, K("normal"), SEC("arrakeen"), SEC("imperial_basin@9"), 500), BOARD_ESHORT);
+  gens_expect(L, st, -1);
+  int c = board_pile_top(L, st, deck);
+  assert_int_equal(board_card_move(L, st, c, hand, -1), BOARD_OK);
+  gens_expect(L, st, BOARD_GEN_CARDS);
+  board_pile_shuffle(L, st, deck);
+  gens_expect(L, st, BOARD_GEN_CARDS);
+  board_pile_forget(L, st, deck);
+  gens_expect(L, st, BOARD_GEN_CARDS);
+  assert_int_equal(board_pile_fix(L, st, deck, board_pile_card(L, st, deck, 0)), BOARD_OK);
+  gens_expect(L, st, BOARD_GEN_CARDS);
+  board_pile_set_unknown(L, st, deck, 3);
+  gens_expect(L, st, BOARD_GEN_CARDS);
+  board_pile_settle(L, st, deck);
+  gens_expect(L, st, BOARD_GEN_CARDS);
+  board_leader_state ls = board_leader_get(L, st, duncan);
+  ls.used = 1;
+  assert_int_equal(board_leader_set(L, st, duncan, ls), BOARD_OK);
+  gens_expect(L, st, BOARD_GEN_LEADERS);
+  ls.status = 99;
+  assert_int_equal(board_leader_set(L, st, duncan, ls), BOARD_ERANGE);
+  gens_expect(L, st, -1);
+  /* the position is what the hash sees: the same position with other generations hashes alike */
+  unsigned char *copy = malloc(L->size);
+  board_state_clone(L, copy, st);
+  for (int k = 0; k < BOARD_NGEN; k++) board_touch(L, copy, k);
+  assert_true(board_state_hash(L, copy) == board_state_hash(L, st));
+  assert_true(board_state_hash(L, st) != h);
+  free(copy);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(start_position, setup6, teardown6),
@@ -505,6 +560,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(cards_and_piles, setup6, teardown6),
       cmocka_unit_test_setup_teardown(rng_behaviour, setup6, teardown6),
       cmocka_unit_test_setup_teardown(clone_and_hash, setup6, teardown6),
+      cmocka_unit_test_setup_teardown(generations_stamp_every_write, setup6, teardown6),
       cmocka_unit_test_setup_teardown(clone_speed, setup6, teardown6),
       cmocka_unit_test_setup_teardown(save_load_round_trip, setup6, teardown6),
       cmocka_unit_test(load_a_scenario),

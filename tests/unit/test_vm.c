@@ -664,9 +664,10 @@ static void wide_ranges_are_intervals(void **s) {
   assert_int_equal(buf[0].args[1], 200000);
   assert_null(mt_decision_error(g));
   assert_int_equal(mt_legal(g, buf, 64), 0);
-  /* the instruction the budget ran out at: the `1000` of `n / 1000` */
-  expect_in(mt_decision_error(g), "the guards of action far at its last parameter and cost (rule 1, far, at t.rules:2:15) "
-                                  "used up the work budget of 20000000 VM instructions");
+  /* the instruction the budget ran out at, in the guard's line (which one of `n / 1000 >= 200` it
+   * was depends on how many evaluations the value cache spared: any of them names the guard) */
+  expect_in(mt_decision_error(g), "the guards of action far at its last parameter and cost (rule 1, far, at t.rules:2:");
+  expect_in(mt_decision_error(g), ") used up the work budget of 20000000 VM instructions");
   mt_game_free(g);
   mt_rules_free(r);
 
