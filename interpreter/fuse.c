@@ -22,11 +22,14 @@
 typedef struct pattern {
   uint8_t fused;
   int n;
-  uint8_t ops[5];
+  uint8_t ops[12];
 } pattern;
 
 /* in the order they are tried: longest first */
 static const pattern patterns[] = {
+    /* the head of `for x in s`: leave when s is empty, else x = its lowest member, taken out of s */
+    {OP_F_SET_NEXT, 12, {OP_LOAD, OP_PUSH_INT, OP_EQ, OP_JUMP_TRUE, OP_LOAD, OP_SET_FIRST, OP_STORE, OP_LOAD, OP_LOAD,
+                         OP_SET_SINGLE, OP_SET_DIFF, OP_STORE}},
     {OP_F_SET_DROP, 5, {OP_LOAD, OP_LOAD, OP_SET_SINGLE, OP_SET_DIFF, OP_STORE}},
     {OP_F_EQK_JT, 4, {OP_LOAD, OP_PUSH_INT, OP_EQ, OP_JUMP_TRUE}},
     {OP_F_EQK_JF, 4, {OP_LOAD, OP_PUSH_INT, OP_EQ, OP_JUMP_FALSE}},
@@ -40,6 +43,11 @@ static const pattern patterns[] = {
 };
 
 static uint32_t len_of(uint8_t o) { return 1 + 4u * (uint32_t)op_table[o].operands; }
+static int32_t operand(const program *p, uint32_t pc) {
+  int32_t a;
+  memcpy(&a, p->code + pc + 1, 4);
+  return a;
+}
 
 uint32_t cg_fused_len(uint8_t op) {
   for (size_t k = 0; k < sizeof patterns / sizeof *patterns; k++)
@@ -61,6 +69,11 @@ static const pattern *match(const program *p, const uint32_t *ins, int i, int la
     if (pt->n < min || i + pt->n > last || p->code[ins[i]] != pt->ops[0]) continue;
     bool ok = true;
     for (int j = 1; j < pt->n && ok; j++) ok = p->code[ins[i + j]] == pt->ops[j] && !target[ins[i + j]];
+    if (ok && pt->fused == OP_F_SET_NEXT) { /* one set local s, one member local x, the test against 0 */
+      int32_t s = operand(p, ins[i]), x = operand(p, ins[i + 6]);
+      ok = operand(p, ins[i + 1]) == 0 && operand(p, ins[i + 4]) == s && operand(p, ins[i + 7]) == s &&
+           operand(p, ins[i + 11]) == s && operand(p, ins[i + 8]) == x && x != s;
+    }
     if (ok) return pt;
   }
   return NULL;

@@ -1021,6 +1021,17 @@ dispatch:
   CASE(GUARD_RESULT) NEED(1); PUSH(!v->guard_failed); v->guard_failed = 0; DISPATCH();
   /* superinstructions (fuse.c): operands at their places in the original sequence */
 #define AT_(k) (memcpy(&b, code + ipc + (k), 4), b)
+  CASE(F_SET_NEXT) {
+    uint64_t set = (uint64_t)LOCAL(A_);
+    if (!set) {
+      pc = (uint32_t)AT_(12);
+      DISPATCH();
+    }
+    LOCAL(AT_(23)) = __builtin_ctzll((unsigned long long)set);
+    LOCAL(a) = (int64_t)(set & (set - 1));
+    pc = ipc + 44;
+    DISPATCH();
+  }
   CASE(F_EQK_JT) pc = LOCAL(A_) == AT_(6) ? (uint32_t)AT_(12) : ipc + 16; DISPATCH();
   CASE(F_EQK_JF) pc = LOCAL(A_) != AT_(6) ? (uint32_t)AT_(12) : ipc + 16; DISPATCH();
   CASE(F_EQK) NEED(1); x = LOCAL(A_) == AT_(6); PUSH(x); pc = ipc + 11; DISPATCH();
