@@ -218,7 +218,7 @@ static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn
     op1(c, OP_STORE, x);
     uint32_t j_single = jump(c, OP_JUMP);
     patch(c, j_many, here(c));
-    int scan = temp(c), best = temp(c), bestk = temp(c), k = temp(c);
+    int scan = temp(c), best = temp(c), bestk = temp(c); /* BY_TAKE: the key next to the member */
     op1(c, OP_LOAD, set_slot);
     op1(c, OP_STORE, scan);
     push_int(c, -1);
@@ -237,20 +237,8 @@ static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn
     op0(c, OP_SET_DIFF);
     op1(c, OP_STORE, scan);
     expr(c, key);
-    op1(c, OP_STORE, k);
-    op1(c, OP_LOAD, best);
-    push_int(c, -1);
-    op0(c, OP_EQ);
-    uint32_t j_take = jump(c, OP_JUMP_TRUE);
-    op1(c, OP_LOAD, k);
-    op1(c, OP_LOAD, bestk);
-    op0(c, OP_LT);
-    op1(c, OP_JUMP_FALSE, (int32_t)l_scan);
-    patch(c, j_take, here(c));
-    op1(c, OP_LOAD, x);
-    op1(c, OP_STORE, best);
-    op1(c, OP_LOAD, k);
-    op1(c, OP_STORE, bestk);
+    op2(c, OP_BY_TAKE, x, best);
+    (void)bestk;
     op1(c, OP_JUMP, (int32_t)l_scan);
     patch(c, j_done, here(c));
     op1(c, OP_LOAD, best);

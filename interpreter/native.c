@@ -79,7 +79,7 @@ static bool supported(const program *p, uint8_t o, int32_t a) {
   case OP_SET_COUNT: case OP_SET_FIRST: case OP_RANGE_HAS: case OP_JUMP: case OP_JUMP_FALSE: case OP_JUMP_TRUE:
   case OP_AND_JUMP: case OP_OR_JUMP: case OP_CALL: case OP_RET: case OP_VAR_GET: case OP_VAR_TOTAL: case OP_ATTR:
   case OP_PILE_CARD: case OP_RULE_ACTIVE: case OP_RULE_LIVE: case OP_NO_DEF: case OP_CONFLICT: case OP_GUARD:
-  case OP_GUARD_RESULT:
+  case OP_GUARD_RESULT: case OP_BY_TAKE:
     return true;
   case OP_BUILTIN: return a >= 0 && a < BI__COUNT && !sema_builtins[a].effect;
   default: (void)p; return false;
@@ -217,6 +217,10 @@ static void emit_fn(const program *p, int f, strbuf *out) {
     case OP_POP: sb_puts(out, "  sp--;\n"); break;
     case OP_LOAD: sb_printf(out, "  s[sp++] = L[%d];\n", A); break;
     case OP_STORE: sb_printf(out, "  L[%d] = s[--sp];\n", A); break;
+    case OP_BY_TAKE:
+      sb_printf(out, "  x = s[--sp]; if (L[%d] == -1 || x < L[%d]) L[%d] = L[%d], L[%d] = x;\n", word(p, pc, 1),
+                word(p, pc, 1) + 1, word(p, pc, 1), A, word(p, pc, 1) + 1);
+      break;
     case OP_ADD: case OP_SUB: case OP_MUL:
       sb_printf(out, "  y = s[--sp]; x = s[--sp]; if (__builtin_%s_overflow(x, y, &x)) FAIL(%d, %uu, 0, 0, 0); s[sp++] = x;\n",
                 o == OP_ADD ? "add" : o == OP_SUB ? "sub" : "mul", VE_OVERFLOW, pc);

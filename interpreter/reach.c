@@ -242,7 +242,7 @@ static size_t order_answers(mt_game *g, mt_choice *a, size_t n, bool ends_only) 
 static void prefer_bot(ctx *C, mt_game *g, settled *s) {
   (void)C;
   mt_choice best;
-  uint64_t rng = mt_hash_raw(g) ^ 0x6f72646572ull;
+  uint64_t rng = mt_hash(g) ^ 0x6f72646572ull; /* by meaning: not the code's addresses in the frames */
   if (!bot_choose(g, BOT_HEURISTIC, &rng, &best)) return;
   for (size_t i = 1; i < s->nans; i++)
     if (s->ans[i].action == best.action && s->ans[i].value == best.value && s->ans[i].nargs == best.nargs &&
@@ -281,7 +281,7 @@ static bool settle(ctx *C, mt_game *g, settled *s) {
     s->nans = n;
   } else {
     s->ans = mt_alloc(sizeof *s->ans);
-    uint64_t rng = mt_hash_raw(g) ^ 0x7665726966ull; /* the policy's answer depends on the position only */
+    uint64_t rng = mt_hash(g) ^ 0x7665726966ull; /* the policy's answer depends on the position only */
     s->nans = bot_choose(g, C->q->others, &rng, s->ans) ? 1 : 0;
   }
   if (mt_chance_need(g, NULL, 0, &(int){0}, NULL, 0, NULL) != MT_CHANCE_NONE) {

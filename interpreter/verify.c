@@ -187,6 +187,7 @@ static bool operands_ok(vctx *c, uint32_t pc) {
   case OP_PUSH_K: ok = a >= 0 && a < p->nconsts; break;
   case OP_LOAD:
   case OP_STORE: ok = a >= 0 && a < c->f->nlocals; break;
+  case OP_BY_TAKE: ok = a >= 0 && a < c->f->nlocals && b >= 0 && b + 1 < c->f->nlocals; break;
   case OP_CALL: ok = a >= 0 && a < p->nfuncs && b >= 0 && b == p->funcs[a].nparams; break;
   case OP_BUILTIN: ok = a >= 0 && a < BI__COUNT && b == sema_builtins[a].nargs; break;
   case OP_VAR_GET:
@@ -271,6 +272,10 @@ static void step(vctx *c, uint32_t i) {
   case OP_PUSH_INT: res = a == 0 ? K_ZERO : K_ANY; break;
   case OP_LOAD: res = k[a]; break;
   case OP_STORE: k[a] = args[0]; break;
+  case OP_BY_TAKE: /* either path: taken (the member and its key) or not */
+    k[b] = merge_kind(k[b], k[a]);
+    k[b + 1] = merge_kind(k[b + 1], args[0]);
+    break;
   case OP_EQ:
   case OP_NE:
   case OP_LT:

@@ -1018,6 +1018,15 @@ dispatch:
     }
     DISPATCH();
   }
+  CASE(BY_TAKE) {
+    x = POP();
+    int32_t bs = B_;
+    if (LOCAL(bs) == -1 || x < LOCAL(bs + 1)) {
+      LOCAL(bs) = LOCAL(A_);
+      LOCAL(bs + 1) = x;
+    }
+    DISPATCH();
+  }
   CASE(GUARD_RESULT) NEED(1); PUSH(!v->guard_failed); v->guard_failed = 0; DISPATCH();
   /* superinstructions (fuse.c): operands at their places in the original sequence */
 #define AT_(k) (memcpy(&b, code + ipc + (k), 4), b)
