@@ -543,7 +543,11 @@ board_layout *board_layout_new(const board_def *def, const int *factions, int nf
   L->off_pile_unknown = off;
   off += (size_t)L->npile_slots * sizeof(int16_t);
   L->off_gen = align_up(off, 8);
-  L->size = L->off_gen + BOARD_NGEN * sizeof(uint64_t);
+  L->nzones = def->nareas + (L->nlocs - def->nsections);
+  L->zone_of_loc = mt_calloc((size_t)L->nlocs + 1, sizeof *L->zone_of_loc);
+  for (int loc = 0; loc < L->nlocs; loc++)
+    L->zone_of_loc[loc] = loc < def->nsections ? def->sections[loc].area : def->nareas + (loc - def->nsections);
+  L->size = L->off_gen + (BOARD_NGEN + (size_t)L->nzones + (size_t)L->npile_slots) * sizeof(uint64_t);
   return L;
 }
 
@@ -555,6 +559,7 @@ void board_layout_free(board_layout *L) {
   mt_free(L->pile_slot);
   mt_free(L->pile_of_slot);
   mt_free(L->owner_of_slot);
+  mt_free(L->zone_of_loc);
   mt_free(L);
 }
 
@@ -582,9 +587,26 @@ static board_leader_state *leaders(const board_layout *L, const unsigned char *s
  * (the library runs one game per thread of control; workers are forked), so
  * two states holding the same generation of a part hold the same part. */
 static uint64_t gen_clock;
-void board_touch(const board_layout *L, unsigned char *st, int part) {
+static void stamp(const board_layout *L, unsigned char *st, size_t word) {
   uint64_t g = ++gen_clock;
-  memcpy(st + L->off_gen + (size_t)part * sizeof g, &g, sizeof g);
+  memcpy(st + L->off_gen + word * sizeof g, &g, sizeof g);
+}
+/* The tokens at location LOC changed (and so the tokens as a whole). */
+static void touch_loc(const board_layout *L, unsigned char *st, int loc) {
+  stamp(L, st, BOARD_GEN_TOKENS);
+  stamp(L, st, board_gen_zone(L, L->zone_of_loc[loc]));
+}
+/* Pile slot SLOT changed (and so the cards as a whole). */
+static void touch_pile(const board_layout *L, unsigned char *st, int slot) {
+  stamp(L, st, BOARD_GEN_CARDS);
+  stamp(L, st, board_gen_pile(L, slot));
+}
+void board_touch(const board_layout *L, unsigned char *st, int part) {
+  stamp(L, st, (size_t)part);
+  if (part == BOARD_GEN_TOKENS)
+    for (int z = 0; z < L->nzones; z++) stamp(L, st, board_gen_zone(L, z));
+  if (part == BOARD_GEN_CARDS)
+    for (int s = 0; s < L->npile_slots; s++) stamp(L, st, board_gen_pile(L, s));
 }
 static void touch_all(const board_layout *L, unsigned char *st) {
   for (int k = 0; k < BOARD_NGEN; k++) board_touch(L, st, k);
@@ -783,7 +805,7 @@ int board_set_tokens(const board_layout *L, unsigned char *st, int loc, int owne
   if (!loc_accepts(L, loc, owner)) return loc < 0 || loc >= L->nlocs ? BOARD_ERANGE : BOARD_EKIND;
   if (n < 0 || n > INT16_MAX) return BOARD_ERANGE;
   stacks(L, st)[(size_t)loc * (size_t)L->nslots + (size_t)slot] = (int16_t)n;
-  board_touch(L, st, BOARD_GEN_TOKENS);
+  touch_loc(L, st, loc);
   return BOARD_OK;
 }
 
@@ -800,7 +822,8 @@ int board_move_tokens(const board_layout *L, unsigned char *st, int owner, int k
   if (from != to && *b + n > INT16_MAX) return BOARD_ERANGE;
   *a = (int16_t)(*a - n);
   *b = (int16_t)(*b + n);
-  board_touch(L, st, BOARD_GEN_TOKENS);
+  touch_loc(L, st, from);
+  touch_loc(L, st, to);
   return BOARD_OK;
 }
 
@@ -1004,7 +1027,8 @@ int board_card_move(const board_layout *L, unsigned char *st, int card, int slot
     pu[slot]++;
     unknown_sort(L, st, slot);
   }
-  board_touch(L, st, BOARD_GEN_CARDS);
+  if (from >= 0) touch_pile(L, st, from);
+  touch_pile(L, st, slot);
   return BOARD_OK;
 }
 
@@ -1025,7 +1049,7 @@ void board_pile_forget(const board_layout *L, unsigned char *st, int slot) {
   if (slot < 0 || slot >= L->npile_slots) return;
   pile_u(L, st)[slot] = pile_n(L, st)[slot];
   unknown_sort(L, st, slot);
-  board_touch(L, st, BOARD_GEN_CARDS);
+  touch_pile(L, st, slot);
 }
 
 int board_pile_fix(const board_layout *L, unsigned char *st, int slot, int card) {
@@ -1037,7 +1061,7 @@ int board_pile_fix(const board_layout *L, unsigned char *st, int slot, int card)
     if (cp[c] == slot && cpos[c] > at && cpos[c] < u) cpos[c]--;
   cpos[card] = (int16_t)(u - 1);
   pu[slot] = (int16_t)(u - 1);
-  board_touch(L, st, BOARD_GEN_CARDS);
+  touch_pile(L, st, slot);
   return BOARD_OK;
 }
 
@@ -1046,7 +1070,7 @@ void board_pile_set_unknown(const board_layout *L, unsigned char *st, int slot, 
   int n = pile_n(L, st)[slot];
   pile_u(L, st)[slot] = (int16_t)(u < 0 ? 0 : u > n ? n : u);
   unknown_sort(L, st, slot);
-  board_touch(L, st, BOARD_GEN_CARDS);
+  touch_pile(L, st, slot);
 }
 
 /* A Fisher-Yates pass over the unknown positions 0..U-1 only: the decided
@@ -1066,7 +1090,7 @@ int board_pile_settle(const board_layout *L, unsigned char *st, int slot) {
   }
   for (int i = 0; i < u; i++) cpos[byp[i]] = (int16_t)i;
   pile_u(L, st)[slot] = 0;
-  board_touch(L, st, BOARD_GEN_CARDS);
+  touch_pile(L, st, slot);
   return u;
 }
 
@@ -1084,7 +1108,7 @@ void board_pile_shuffle(const board_layout *L, unsigned char *st, int slot) {
     byp[j] = t;
   }
   for (int i = 0; i < n; i++) cpos[byp[i]] = (int16_t)i;
-  board_touch(L, st, BOARD_GEN_CARDS);
+  touch_pile(L, st, slot);
 }
 
 board_leader_state board_leader_get(const board_layout *L, const unsigned char *st, int leader) {
@@ -1099,7 +1123,7 @@ int board_leader_set(const board_layout *L, unsigned char *st, int leader, board
       (s.used != 0 && s.used != 1))
     return BOARD_ERANGE;
   leaders(L, st)[leader] = s;
-  board_touch(L, st, BOARD_GEN_LEADERS);
+  stamp(L, st, BOARD_GEN_LEADERS);
   return BOARD_OK;
 }
 

@@ -333,6 +333,8 @@ typedef struct board_layout {
   int *owner_of_slot;   /* [pile slot] game faction or -1 */
   size_t off_rng, off_vars, off_stacks, off_card_pile, off_card_pos, off_pile_n, off_leaders,
       off_ext, off_pile_unknown, off_gen;
+  int nzones;           /* token zones: an area (all its sections) each, then a pool instance each */
+  int *zone_of_loc;     /* [location] its zone */
   size_t ext_words;
   size_t size;          /* bytes in a state block */
 } board_layout;
@@ -375,18 +377,28 @@ static inline void board_state_clone(const board_layout *L, unsigned char *dst,
 }
 uint64_t board_state_hash(const board_layout *L, const unsigned char *st);
 /* Generations: the last words of a state say, for the tokens, the cards and
- * piles, and the leaders, which write last changed them.  Every mutation
- * helper below stamps its part with a value never used before in this
- * process, so two states (a game and its clones) holding the same generation
- * of a part hold the same part: a cache keyed by it needs no comparison of the
- * part itself.  They are not the position (the hash leaves them out); code
- * that writes a part behind the helpers' backs must call board_touch. */
+ * piles, and the leaders, which write last changed them -- each part as a
+ * whole, and finer: the tokens of each zone (an area, a pool instance) and
+ * each pile.  Every mutation helper below stamps what it changed with a value
+ * never used before in this process, so two states (a game and its clones)
+ * holding the same generation of a part hold the same part: a cache keyed by
+ * it needs no comparison of the part itself.  They are not the position (the
+ * hash leaves them out); code that writes a part behind the helpers' backs
+ * must call board_touch, which stamps the part and all its zones or piles. */
 enum { BOARD_GEN_TOKENS, BOARD_GEN_CARDS, BOARD_GEN_LEADERS, BOARD_NGEN };
 void board_touch(const board_layout *L, unsigned char *st, int part);
-static inline uint64_t board_gen(const board_layout *L, const unsigned char *st, int part) {
+static inline uint64_t board_gen_at(const board_layout *L, const unsigned char *st, size_t word) {
   uint64_t g;
-  memcpy(&g, st + L->off_gen + (size_t)part * sizeof g, sizeof g);
+  memcpy(&g, st + L->off_gen + word * sizeof g, sizeof g);
   return g;
+}
+static inline uint64_t board_gen(const board_layout *L, const unsigned char *st, int part) {
+  return board_gen_at(L, st, (size_t)part);
+}
+/* The word of zone Z's tokens, of pile slot S, among the generations. */
+static inline size_t board_gen_zone(const board_layout *L, int z) { (void)L; return BOARD_NGEN + (size_t)z; }
+static inline size_t board_gen_pile(const board_layout *L, int slot) {
+  return BOARD_NGEN + (size_t)L->nzones + (size_t)slot;
 }
 
 /* Locations: a section index, or a pool instance. */

@@ -121,13 +121,16 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     gf = vm_game_faction(v, a[0]);
     if (id == BI_tokens) {
       RANGE_CHECK(area_ok(v, a[1]), a[1]);
+      vm_dep(v, VM_DEP_TOKENS, (int)a[1]);
       return gf < 0 ? 0 : board_tokens_in_area(L, st, (int)a[1], gf, 0);
     }
     RANGE_CHECK(area_ok(v, a[2]) && a[1] >= 0 && a[1] < def->nkinds, a[2]);
+    vm_dep(v, VM_DEP_TOKENS, (int)a[2]);
     return gf < 0 ? 0 : board_tokens_in_area(L, st, (int)a[2], gf, 1u << a[1]);
   case BI_tokens_at: {
     gf = vm_game_faction(v, a[0]);
     RANGE_CHECK(area_ok(v, a[1]), a[1]);
+    vm_dep(v, VM_DEP_TOKENS, (int)a[1]);
     int s = board_section_of(def, (int)a[1], (int)a[2]);
     if (gf < 0 || s < 0) return 0;
     int n = 0;
@@ -137,6 +140,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   case BI_tokens_at_of: {
     gf = vm_game_faction(v, a[0]);
     RANGE_CHECK(area_ok(v, a[2]) && a[1] >= 0 && a[1] < def->nkinds, a[2]);
+    vm_dep(v, VM_DEP_TOKENS, (int)a[2]);
     int s = board_section_of(def, (int)a[2], (int)a[3]);
     return gf < 0 || s < 0 ? 0 : board_tokens(L, st, s, gf, (int)a[1]);
   }
@@ -186,27 +190,35 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     if (gf < 0) return 0;
     int loc = board_loc_pool(L, (int)pool, def->pools[pool].scope == BS_FACTION ? gf : -1);
     if (loc < 0) return 0;
+    vm_dep(v, VM_DEP_TOKENS, L->zone_of_loc[loc]);
     if (id == BI_pooled_of) return board_tokens(L, st, loc, gf, (int)a[1]);
     int n = 0;
     for (int k = 0; k < def->nkinds; k++) n += board_tokens(L, st, loc, gf, k);
     return n;
   }
-  case BI_occupants: RANGE_CHECK(area_ok(v, a[0]), a[0]); return to_def_set(v, board_factions_in_area(L, st, (int)a[0], 0));
+  case BI_occupants:
+    RANGE_CHECK(area_ok(v, a[0]), a[0]);
+    vm_dep(v, VM_DEP_TOKENS, (int)a[0]);
+    return to_def_set(v, board_factions_in_area(L, st, (int)a[0], 0));
   case BI_occupants_at: {
     RANGE_CHECK(area_ok(v, a[0]), a[0]);
+    vm_dep(v, VM_DEP_TOKENS, (int)a[0]);
     int s = board_section_of(def, (int)a[0], (int)a[1]);
     return s < 0 ? 0 : to_def_set(v, board_factions_in_section(L, st, s, 0));
   }
   case BI_occupied_by:
     gf = vm_game_faction(v, a[0]);
+    vm_dep(v, VM_DEP_TOKENS, -1); /* every zone */
     return gf < 0 ? 0 : (int64_t)board_occupied(L, st, gf, 0);
   case BI_controls:
     gf = vm_game_faction(v, a[0]);
     RANGE_CHECK(area_ok(v, a[1]), a[1]);
+    vm_dep(v, VM_DEP_TOKENS, (int)a[1]);
     return gf >= 0 && board_controls(L, st, gf, (int)a[1], 0);
   case BI_occupied_sectors: {
     gf = vm_game_faction(v, a[0]);
     RANGE_CHECK(area_ok(v, a[1]), a[1]);
+    vm_dep(v, VM_DEP_TOKENS, (int)a[1]);
     if (gf < 0) return 0;
     int64_t s = 0;
     const board_area *ar = &def->areas[a[1]];
@@ -257,19 +269,25 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     }
     return board_pile_slot(L, (int)a[0], owner);
   }
-  case BI_pile_size: RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]); return board_pile_count(L, st, (int)a[0]);
+  case BI_pile_size:
+    RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]);
+    vm_dep(v, VM_DEP_PILES, (int)a[0]);
+    return board_pile_count(L, st, (int)a[0]);
   case BI_top:
     RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]);
+    vm_dep(v, VM_DEP_PILES, (int)a[0]);
     if (v->chance && !vm_chance_card(v, (int)a[0], board_pile_count(L, st, (int)a[0]) - 1)) return *err = VE_CHANCE, 0;
     return board_pile_top(L, st, (int)a[0]);
   case BI_holds: {
     RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]);
+    vm_dep(v, VM_DEP_PILES, (int)a[0]);
     if (a[1] < 0 || a[1] >= def->ncards) return 0;
     int pos;
     return board_card_pile(L, st, (int)a[1], &pos) == a[0];
   }
   case BI_pile_of: {
     RANGE_CHECK(a[0] >= 0 && a[0] < def->ncards, a[0]);
+    vm_dep(v, VM_DEP_PILES, -1); /* wherever the card lies: every pile */
     int pos;
     return board_card_pile(L, st, (int)a[0], &pos);
   }

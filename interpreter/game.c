@@ -372,6 +372,7 @@ void mt_game_free(mt_game *g) {
   }
   mt_free(g->block);
   mt_free(g->v.memo);
+  mt_free(g->v.dep_save);
   mt_free(g->v.secret_vars);
   mt_free(g->v.chance);
   sb_free(&g->errtext);
@@ -966,6 +967,8 @@ mt_game *mt_clone(const mt_game *g) {
   c->v = g->v;
   c->v.nrefused = 0;
   c->v.memo = NULL;
+  c->v.dep_save = NULL;
+  c->v.ndep = 0;
   if (g->v.secret_vars) { /* its own copy: a playout may begin another round */
     size_t n = g->L->off_ext - g->L->off_vars;
     c->v.secret_vars = mt_alloc(n + 1);
@@ -1041,6 +1044,7 @@ static bool init_vars(void *ud, const board_layout *L, unsigned char *st, strbuf
   bool ok = init_rule_vars(&g, err, sizeof err);
   if (!ok) sb_puts(why, err);
   mt_free(g.v.memo);
+  mt_free(g.v.dep_save);
   return ok;
 }
 

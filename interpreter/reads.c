@@ -160,13 +160,12 @@ vm_vcache *vm_vcache_new(const program *p, const board_layout *L) {
       fits = n < VM_VC_REGIONS && bytes <= VM_VC_BYTES;
       if (fits) reg[n++] = (vm_vc_region){(uint32_t)L->var_off[i], (uint32_t)(end - L->var_off[i])};
     }
-    /* the tokens, cards and leaders it reads: by their generations (board.h), a word each */
-    static const uint32_t part_reads[BOARD_NGEN] = {RD_TOKENS, RD_CARDS, RD_LEADERS};
-    for (int k = 0; k < BOARD_NGEN && fits; k++) {
-      if (!(p->reads_fixed[fn] & part_reads[k])) continue;
+    /* the leaders it reads: by their generation (board.h); the tokens and piles by those of the
+     * zones and piles each evaluation reads (vm.h) */
+    if (p->reads_fixed[fn] & RD_LEADERS) {
       bytes += sizeof(uint64_t);
       fits = n < VM_VC_REGIONS && bytes <= VM_VC_BYTES;
-      if (fits) reg[n++] = (vm_vc_region){(uint32_t)(L->off_gen + (size_t)k * sizeof(uint64_t)), sizeof(uint64_t)};
+      if (fits) reg[n++] = (vm_vc_region){(uint32_t)(L->off_gen + BOARD_GEN_LEADERS * sizeof(uint64_t)), sizeof(uint64_t)};
     }
     if (!fits) continue;
     if (!c) {
@@ -175,11 +174,14 @@ vm_vcache *vm_vcache_new(const program *p, const board_layout *L) {
       c->nreg = mt_alloc((size_t)p->nreads);
       memset(c->nreg, -1, (size_t)p->nreads);
       c->cancel = mt_calloc((size_t)p->nreads, sizeof *c->cancel);
+      c->dyn = mt_calloc((size_t)p->nreads, sizeof *c->dyn);
       c->reg = mt_calloc((size_t)p->nreads * VM_VC_REGIONS, sizeof *c->reg);
       for (int k = 0; k < VM_VCACHE; k++) c->e[k].fn = -1;
     }
     c->nreg[fn] = (int8_t)n;
     c->cancel[fn] = (p->reads_fixed[fn] & RD_CANCEL) != 0;
+    c->dyn[fn] = (uint8_t)((p->reads_fixed[fn] & RD_TOKENS ? 1u << VM_DEP_TOKENS : 0u) |
+                           (p->reads_fixed[fn] & RD_CARDS ? 1u << VM_DEP_PILES : 0u));
     memcpy(c->reg + (size_t)fn * VM_VC_REGIONS, reg, (size_t)n * sizeof *reg);
   }
   return c;
@@ -189,6 +191,7 @@ void vm_vcache_free(vm_vcache *c) {
   if (!c) return;
   mt_free(c->nreg);
   mt_free(c->cancel);
+  mt_free(c->dyn);
   mt_free(c->reg);
   mt_free(c);
 }

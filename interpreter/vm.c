@@ -436,6 +436,8 @@ static int n_guard_result(void *vv) {
 }
 static void n_fail(void *v, int code, uint32_t pc, int a, int b, int64_t x) { fail(v, code, pc, a, b, x); }
 static inline int vc_slot(int fn, const int64_t *args, int n);
+static void dep_take(const vm *v, const vm_vcache *c, int fn, vm_vc_entry *e, const uint64_t *dep);
+static inline bool dep_same(const vm *v, const vm_vcache *c, int fn, const vm_vc_entry *e);
 /* May FN's result come from the value cache now?  Not while a cancellation
  * is in force if it reads them.  (With chance as choice, a value that reads an
  * undecided card fixes it as it reads it: the entry is keyed by the state
@@ -457,13 +459,14 @@ static int n_memo_get(void *vv, int fn, const int64_t *args, int n, int64_t *out
     const vm_vc_entry *e = &vc->e[s];
     bool same = e->fn == fn && e->nargs == n;
     for (int i = 0; i < n && same; i++) same = e->args[i] == args[i];
-    if (same && vc_same(vc, fn, e, v->st)) {
+    if (same && vc_same(vc, fn, e, v->st) && dep_same(v, vc, fn, e)) {
       vc->hits++;
+      for (int k = 0; k < VM_NDEP; k++) v->dep[k] |= e->dep[k];
       *out = e->result;
       return 1;
     }
     vc->misses++;
-    *slot = VM_MEMO + s;
+    *slot = VM_MEMO + s; /* keyed by all that was read since the remembered call around it began: more, never less */
     return 0;
   }
   if (!v->memo || n > MAX_PARAMS) return 0;
@@ -473,6 +476,7 @@ static int n_memo_get(void *vv, int fn, const int64_t *args, int n, int64_t *out
   const vm_memo *m = &v->memo[ms];
   if (m->epoch == v->memo_epoch && m->fn == fn && m->nargs == n &&
       (n == 0 || memcmp(m->args, args, (size_t)n * sizeof *args) == 0)) {
+    for (int k = 0; k < VM_NDEP; k++) v->dep[k] |= m->dep[k];
     *out = m->result;
     return 1;
   }
@@ -488,6 +492,7 @@ static void n_memo_put(void *vv, int fn, const int64_t *args, int n, int64_t x, 
     memcpy(e->args, args, (size_t)n * sizeof *args);
     e->result = x;
     vc_take(v->vcache, fn, e, v->st);
+    dep_take(v, v->vcache, fn, e, v->dep);
   } else if (slot >= 0) {
     vm_memo *m = &v->memo[slot];
     m->epoch = v->memo_epoch;
@@ -495,6 +500,7 @@ static void n_memo_put(void *vv, int fn, const int64_t *args, int n, int64_t x, 
     m->nargs = n;
     memcpy(m->args, args, (size_t)n * sizeof *args);
     m->result = x;
+    memcpy(m->dep, v->dep, sizeof m->dep);
   }
 }
 static const napi native_api = {n_var_get, n_var_total, n_builtin, n_rule_active, n_rule_live, n_attr,
@@ -542,6 +548,57 @@ static void vc_take(const vm_vcache *c, int fn, vm_vc_entry *e, const unsigned c
     memcpy(e->bytes + at, st + r[i].off, r[i].len);
     at += r[i].len;
   }
+}
+
+/* The generation word of member B of part K (a token zone, a pile slot), or of the whole part. */
+static inline size_t dep_word(const board_layout *L, int k, int b) {
+  if (b < 0) return k == VM_DEP_TOKENS ? BOARD_GEN_TOKENS : BOARD_GEN_CARDS;
+  return k == VM_DEP_TOKENS ? board_gen_zone(L, b) : board_gen_pile(L, b);
+}
+
+/* Keys entry E by the zones and piles DEP that its evaluation read: their generations now. */
+static void dep_take(const vm *v, const vm_vcache *c, int fn, vm_vc_entry *e, const uint64_t *dep) {
+  for (int k = 0; k < VM_NDEP; k++) {
+    uint64_t d = c->dyn[fn] >> k & 1u ? dep[k] : 0;
+    if (d & VM_DEP_ALL || __builtin_popcountll(d) > VM_DEP_KEEP) {
+      e->dep[k] = VM_DEP_ALL;
+      e->gen[k][0] = board_gen_at(v->L, v->st, dep_word(v->L, k, -1));
+      continue;
+    }
+    e->dep[k] = d;
+    for (int i = 0; d; i++, d &= d - 1) e->gen[k][i] = board_gen_at(v->L, v->st, dep_word(v->L, k, __builtin_ctzll(d)));
+  }
+}
+
+/* Do the zones and piles entry E read hold what they held? */
+static inline bool dep_same(const vm *v, const vm_vcache *c, int fn, const vm_vc_entry *e) {
+  if (!c->dyn[fn]) return true;
+  for (int k = 0; k < VM_NDEP; k++) {
+    uint64_t d = e->dep[k];
+    if (d & VM_DEP_ALL) {
+      if (e->gen[k][0] != board_gen_at(v->L, v->st, dep_word(v->L, k, -1))) return false;
+      continue;
+    }
+    for (int i = 0; d; i++, d &= d - 1)
+      if (e->gen[k][i] != board_gen_at(v->L, v->st, dep_word(v->L, k, __builtin_ctzll(d)))) return false;
+  }
+  return true;
+}
+
+/* A remembered call begins: what its callees read is gathered apart.  False
+ * if too many are open (the call is then not remembered). */
+static inline bool dep_open(vm *v) {
+  if (!v->dep_save) v->dep_save = mt_calloc(VM_DEP_STACK, sizeof *v->dep_save);
+  if (v->ndep >= VM_DEP_STACK) return false;
+  memcpy(v->dep_save[v->ndep++], v->dep, sizeof v->dep);
+  memset(v->dep, 0, sizeof v->dep);
+  return true;
+}
+/* It returns: the caller read what it read too. */
+static inline void dep_close(vm *v) {
+  if (v->ndep <= 0) return;
+  v->ndep--;
+  for (int k = 0; k < VM_NDEP; k++) v->dep[k] |= v->dep_save[v->ndep][k];
 }
 
 #if defined(__GNUC__)
@@ -708,14 +765,15 @@ dispatch:
       const vm_vc_entry *e = &vc->e[slot];
       bool same = e->fn == fn && e->nargs == n;
       for (int i = 0; i < n && same; i++) same = e->args[i] == S[sp - n + i];
-      if (same && vc_same(vc, fn, e, v->st)) {
+      if (same && vc_same(vc, fn, e, v->st) && dep_same(v, vc, fn, e)) {
         vc->hits++;
+        for (int k = 0; k < VM_NDEP; k++) v->dep[k] |= e->dep[k];
         sp -= n;
         PUSH(e->result);
         DISPATCH();
       }
       vc->misses++;
-      memo_slot = VM_MEMO + slot; /* remembered on return */
+      if (dep_open(v)) memo_slot = VM_MEMO + slot; /* remembered on return */
     } else if (R->scratch && f->memo && v->memo && n <= MAX_PARAMS) {
       uint64_t h = (uint64_t)(uint32_t)fn * 0x9e3779b97f4a7c15ull;
       for (int i = 0; i < n; i++) h = (h ^ (uint64_t)S[sp - n + i]) * 0x100000001b3ull;
@@ -723,10 +781,12 @@ dispatch:
       vm_memo *m = &v->memo[memo_slot];
       if (m->epoch == v->memo_epoch && m->fn == fn && m->nargs == n &&
           (n == 0 || memcmp(m->args, S + sp - n, (size_t)n * sizeof *S) == 0)) {
+        for (int k = 0; k < VM_NDEP; k++) v->dep[k] |= m->dep[k];
         sp -= n;
         PUSH(m->result);
         DISPATCH();
       }
+      if (!dep_open(v)) memo_slot = -1;
     }
     if (memo_slot < 0 && f->link >= 0) { /* a value with one definition: straight to its body */
       const rule_rec *rr = &p->rules[f->link_rule];
@@ -774,6 +834,8 @@ dispatch:
       memcpy(e->args, S + F->base, (size_t)f->nparams * sizeof *S);
       e->result = x;
       vc_take(v->vcache, F->fn, e, v->st);
+      dep_take(v, v->vcache, F->fn, e, v->dep);
+      dep_close(v);
     } else if (F->pad >= 0 && R->scratch) { /* remember a value's result for this epoch */
       vm_memo *m = &v->memo[F->pad];
       const func_rec *f = &p->funcs[F->fn];
@@ -782,6 +844,8 @@ dispatch:
       m->nargs = f->nparams;
       memcpy(m->args, S + F->base, (size_t)f->nparams * sizeof *S);
       m->result = x;
+      memcpy(m->dep, v->dep, sizeof m->dep);
+      dep_close(v);
     }
   ret:
     sp = F->base;
@@ -1102,6 +1166,7 @@ suspend:
 
 static int run_game(vm *v) {
   vm_state *vs = v->vs;
+  v->ndep = 0;
   v->work.used = 0; /* the next decision has its own account */
   v->work.out = false;
   regs R = {vs->stack, VM_STACK, vs->sp, vs->frames, VM_FRAMES, vs->nframes, false};
@@ -1161,19 +1226,28 @@ bool vm_eval_cached(vm *v, int fn, const int64_t *args, int nargs, int64_t *out)
   vm_vc_entry *e = &vc->e[s];
   bool same = e->fn == fn && e->nargs == nargs;
   for (int i = 0; i < nargs && same; i++) same = e->args[i] == args[i];
-  if (same && vc_same(vc, fn, e, v->st)) {
+  if (same && vc_same(vc, fn, e, v->st) && dep_same(v, vc, fn, e)) {
     vc->hits++;
+    for (int k = 0; k < VM_NDEP; k++) v->dep[k] |= e->dep[k];
     *out = e->result;
     return true;
   }
   vc->misses++;
-  if (!vm_eval(v, fn, args, nargs, out, NULL)) return false;
+  if (!dep_open(v)) return vm_eval(v, fn, args, nargs, out, NULL);
+  int nd = v->ndep;
+  if (!vm_eval(v, fn, args, nargs, out, NULL)) {
+    v->ndep = nd;
+    dep_close(v);
+    return false;
+  }
   e = &vc->e[s]; /* (the evaluation may have used the slot meanwhile) */
   e->fn = fn;
   e->nargs = nargs;
   memcpy(e->args, args, (size_t)nargs * sizeof *args);
   e->result = *out;
   vc_take(vc, fn, e, v->st);
+  dep_take(v, vc, fn, e, v->dep);
+  dep_close(v);
   return true;
 }
 
@@ -1206,6 +1280,7 @@ bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, str
   }
   int st;
   int64_t native_out = 0;
+  int ndep = v->ndep; /* remembered calls a failure leaves open are closed here */
   bool native = fn < v->p->nnative && v->p->native[fn] && !v->chance;
   if (native) { /* the C translation (native.c) */
     uint64_t left = limit;
@@ -1218,6 +1293,7 @@ bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, str
     st = run(v, &R, 0, limit, &used);
   }
   bool ok = st == VM_FINISHED;
+  v->ndep = ndep;
   if (w->counting) {
     w->used += used;
     if (w->used > w->peak) w->peak = w->used;

@@ -83,21 +83,31 @@ typedef void (*vm_log_fn)(void *ud, const char *rule, const char *text);
 /* Memoised value results during pure evaluation.  Valid while the state does
  * not change: every entry point that evaluates starts a new epoch. */
 #define VM_MEMO 4096
+/* What a pure evaluation read of the tokens and piles, found as it runs (the
+ * builtins mark it, vm_dep): a bit per token zone (board.h) and per pile
+ * slot, bit 63 for every zone or pile (or one past the 63rd). */
+enum { VM_DEP_TOKENS, VM_DEP_PILES, VM_NDEP };
+#define VM_DEP_ALL (1ull << 63)
+#define VM_DEP_KEEP 3 /* zones or piles an entry of the value cache keys on one by one; more: the whole part */
+
 typedef struct vm_memo {
   uint32_t epoch;
   int32_t fn, nargs;
   int64_t args[MAX_PARAMS];
   int64_t result;
+  uint64_t dep[VM_NDEP]; /* what its evaluation read (told to the callers that meet it) */
 } vm_memo;
 
 /* Values cached across decisions (reads.c builds it, the VM fills and
  * consults it): a value dispatcher whose read set is a few small variables,
  * perhaps the tokens, cards or leaders, and perhaps the cancellations, keeps
  * its result with a copy of the bytes it read; the result is reused while
- * those bytes are unchanged.  Variables are compared by content; the tokens,
- * cards and leaders by their generation words (board.h), which every write
- * helper stamps.  Cancellations: cached only while none is in force.  One
- * cache serves a game and its clones (the same program and layout). */
+ * those bytes are unchanged.  Variables are compared by content; the leaders
+ * by their generation word (board.h), which every write helper stamps; the
+ * tokens and piles by the generations of the very zones and piles the
+ * evaluation read (vm_dep: up to VM_DEP_KEEP of each, else the part's).
+ * Cancellations: cached only while none is in force.  One cache serves a game
+ * and its clones (the same program and layout). */
 #define VM_VCACHE 1024 /* entries, a power of two */
 #define VM_VC_BYTES 64 /* state bytes an entry may compare */
 #define VM_VC_REGIONS 6
@@ -106,6 +116,9 @@ typedef struct vm_vc_entry {
   int64_t args[MAX_PARAMS];
   int64_t result;
   uint8_t bytes[VM_VC_BYTES];
+  /* the tokens and piles it read: DEP (VM_DEP_ALL: the whole part) and their generations then */
+  uint64_t dep[VM_NDEP];
+  uint64_t gen[VM_NDEP][VM_DEP_KEEP];
 } vm_vc_entry;
 typedef struct vm_vc_region {
   uint32_t off, len;
@@ -114,6 +127,8 @@ typedef struct vm_vcache {
   int nfuncs;
   int8_t *nreg;            /* per function: its regions (VM_VC_REGIONS at most), or -1: not cached */
   bool *cancel;            /* it reads the cancellations: cached only while none is in force */
+  uint8_t *dyn;            /* it reads the tokens (bit VM_DEP_TOKENS), the piles (VM_DEP_PILES): keyed by
+                              the generations of the zones and piles its evaluation read (vm_vc_entry) */
   vm_vc_region *reg;       /* nfuncs * VM_VC_REGIONS */
   uint64_t hits, misses;
   vm_vc_entry e[VM_VCACHE];
@@ -163,7 +178,18 @@ typedef struct vm {
   /* `can(F: list)`: whether faction F has a legal answer among the actions of
    * list LIST now (answers.c); NULL where no game runs the VM */
   bool (*can_act)(struct vm *v, int list, int64_t faction);
+  /* the zones and piles read since the innermost remembered call began (vm_dep), and those of
+   * the remembered calls still open around it */
+  uint64_t dep[VM_NDEP];
+  uint64_t (*dep_save)[VM_NDEP]; /* VM_DEP_STACK entries, allocated on first use (a clone starts without) */
+  int ndep;
 } vm;
+#define VM_DEP_STACK 256 /* remembered calls open at once; past it a call is not remembered */
+
+/* A builtin read the tokens of zone I (VM_DEP_TOKENS) or pile slot I (VM_DEP_PILES); -1: all. */
+static inline void vm_dep(vm *v, int part, int i) {
+  v->dep[part] |= i >= 0 && i < 63 ? 1ull << i : VM_DEP_ALL;
+}
 
 /* Starts a new memo epoch: call before evaluating after any state change. */
 static inline void vm_memo_reset(vm *v) { v->memo_epoch++; }

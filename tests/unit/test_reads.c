@@ -57,16 +57,20 @@ static void take_reads(const program *p, const mt_game *g, unsigned char *dst, c
       size_t end = i + 1 < L->nvars ? L->var_off[i + 1] : L->off_ext;
       memcpy(dst + L->var_off[i], src + L->var_off[i], end - L->var_off[i]);
     }
-  /* each part with its generation (board.h), as a write helper leaves it */
+  /* each part with its generations (board.h: the part's, its zones' or piles'), as the write helpers leave them */
   size_t gen = sizeof(uint64_t), lead_end = L->off_leaders + (size_t)L->def->nleaders * sizeof(board_leader_state);
   if (fx & RD_TOKENS) {
     memcpy(dst + L->off_stacks, src + L->off_stacks, L->off_card_pile - L->off_stacks);
     memcpy(dst + L->off_gen + BOARD_GEN_TOKENS * gen, src + L->off_gen + BOARD_GEN_TOKENS * gen, gen);
+    size_t z0 = L->off_gen + board_gen_zone(L, 0) * gen;
+    memcpy(dst + z0, src + z0, (size_t)L->nzones * gen);
   }
   if (fx & RD_CARDS) {
     memcpy(dst + L->off_card_pile, src + L->off_card_pile, L->off_leaders - L->off_card_pile);
     memcpy(dst + L->off_pile_unknown, src + L->off_pile_unknown, (size_t)L->npile_slots * sizeof(int16_t));
     memcpy(dst + L->off_gen + BOARD_GEN_CARDS * gen, src + L->off_gen + BOARD_GEN_CARDS * gen, gen);
+    size_t p0 = L->off_gen + board_gen_pile(L, 0) * gen;
+    memcpy(dst + p0, src + p0, (size_t)L->npile_slots * gen);
   }
   if (fx & RD_LEADERS) {
     memcpy(dst + L->off_leaders, src + L->off_leaders, lead_end - L->off_leaders);
@@ -270,8 +274,7 @@ static void value_cache_changes_nothing(void **state) {
  * any change made through the board's write helpers -- tokens moved, cards
  * moved, shuffled, forgotten, leaders changed -- each such function answers
  * from the cache exactly as it answers evaluated afresh.  The functions tried:
- * every cached one of at most one parameter (a faction, a card, a leader or
- * an index), for its first sixteen values. */
+ * every cached one of at most two parameters, for sixteen arguments each. */
 static void generations_follow_every_write(void **state) {
   (void)state;
   mt_rules *r = pack(NULL);
@@ -294,23 +297,28 @@ static void generations_follow_every_write(void **state) {
   int fns[4096], nfns = 0, parts = 0;
   for (int fn = 0; fn < p->nfuncs && nfns < 4096; fn++) {
     uint32_t fx = p->reads_fixed[fn] & (RD_TOKENS | RD_CARDS | RD_LEADERS);
-    if (vc->nreg[fn] < 0 || !fx || p->funcs[fn].nparams > 1)
+    if (vc->nreg[fn] < 0 || !fx || p->funcs[fn].nparams > 2)
       continue;
     fns[nfns++] = fn;
     parts |= (int)fx;
   }
   assert_true(nfns > 10);
   assert_int_equal(parts, RD_TOKENS | RD_CARDS | RD_LEADERS); /* each part is read by some cached function */
-  int nargs_max = 16, changed = 0; /* (few enough entries that they stay in the cache) */
+  /* the arguments tried: sixteen tuples per function (a first argument 0..5, a faction's index, and
+   * a second spread over 0..47, a territory's), few enough entries that they stay in the cache */
+  int nargs_max = 16, changed = 0;
   int64_t *before = mt_calloc((size_t)nfns * (size_t)nargs_max, sizeof *before);
   uint64_t hits0 = vc->hits;
   for (int round = 0; round < 200; round++) {
     unsigned char *st = g->v.st;
     switch (lcg(&rng) % 5) {
     case 0: case 1: { /* tokens: some of a faction's tokens to another place */
-      int f = (int)(lcg(&rng) % (uint64_t)L->nf), k = (int)(lcg(&rng) % (uint64_t)def->nkinds);
-      int from = (int)(lcg(&rng) % (uint64_t)L->nlocs), to = (int)(lcg(&rng) % (uint64_t)L->nlocs);
-      int n = board_tokens(L, st, from, f, k);
+      int f = 0, k = 0, from = 0, n = 0, to = (int)(lcg(&rng) % (uint64_t)L->nlocs);
+      for (int t = 0; t < 1000 && n == 0; t++) { /* a place where some faction has tokens */
+        f = (int)(lcg(&rng) % (uint64_t)L->nf), k = (int)(lcg(&rng) % (uint64_t)def->nkinds);
+        from = (int)(lcg(&rng) % (uint64_t)L->nlocs);
+        n = board_tokens(L, st, from, f, k);
+      }
       if (n > 0) board_move_tokens(L, st, f, k, from, to, 1 + (int)(lcg(&rng) % (uint64_t)n));
       break;
     }
@@ -340,7 +348,7 @@ static void generations_follow_every_write(void **state) {
     for (int i = 0; i < nfns; i++) {
       int fn = fns[i], na = p->funcs[fn].nparams;
       for (int64_t a = 0; a < (na ? nargs_max : 1); a++) {
-        int64_t args[MAX_PARAMS + 1] = {a}, cached = 0, fresh = 0;
+        int64_t args[MAX_PARAMS + 1] = {na == 2 ? a % 6 : a, (a * 7 + i) % 48}, cached = 0, fresh = 0;
         vm_memo_reset(&g->v);
         bool oc = vm_eval_cached(&g->v, fn, args, na, &cached);
         g->v.vcache = NULL;
@@ -348,8 +356,8 @@ static void generations_follow_every_write(void **state) {
         bool of = vm_eval(&g->v, fn, args, na, &fresh, NULL);
         g->v.vcache = vc;
         if (oc != of || (oc && cached != fresh))
-          fail_msg("%s(%lld) after round %d: %s%lld from the cache, %s%lld evaluated afresh", p->funcs[fn].what,
-                   (long long)a, round, oc ? "" : "fails/", (long long)cached, of ? "" : "fails/", (long long)fresh);
+          fail_msg("%s(%lld, %lld) after round %d: %s%lld from the cache, %s%lld evaluated afresh", p->funcs[fn].what,
+                   (long long)args[0], (long long)args[1], round, oc ? "" : "fails/", (long long)cached, of ? "" : "fails/", (long long)fresh);
         int64_t *b = &before[(size_t)i * (size_t)nargs_max + (size_t)a];
         changed += round > 0 && oc && *b != fresh; /* the writes did change answers: a stale entry would show */
         if (oc) *b = fresh;
