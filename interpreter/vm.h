@@ -108,7 +108,7 @@ typedef struct vm_memo {
  * evaluation read (vm_dep: up to VM_DEP_KEEP of each, else the part's).
  * Cancellations: cached only while none is in force.  One cache serves a game
  * and its clones (the same program and layout). */
-#define VM_VCACHE 1024 /* entries, a power of two */
+#define VM_VCACHE 2048 /* entries, a power of two */
 #define VM_VC_BYTES 64 /* state bytes an entry may compare */
 #define VM_VC_REGIONS 6
 typedef struct vm_vc_entry {
