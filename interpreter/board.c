@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 
 /* ---- definition --------------------------------------------------------- */
@@ -583,12 +584,16 @@ static int16_t *pile_u(const board_layout *L, const unsigned char *st) {
 static board_leader_state *leaders(const board_layout *L, const unsigned char *st) {
   return (board_leader_state *)(uintptr_t)(st + L->off_leaders);
 }
-/* The generations (board.h): a clock that never repeats within a process
- * (the library runs one game per thread of control; workers are forked), so
- * two states holding the same generation of a part hold the same part. */
-static uint64_t gen_clock;
+/* The generations (board.h): a clock that never repeats within a process,
+ * so two states holding the same generation of a part hold the same part.
+ * Each thread counts in a range of its own (2^40 stamps from a base taken
+ * once), so games in different threads never share a value either. */
+static atomic_uint_fast64_t gen_ranges;
+static _Thread_local uint64_t gen_clock;
 static void stamp(const board_layout *L, unsigned char *st, size_t word) {
-  uint64_t g = ++gen_clock;
+  if (!(gen_clock & ((1ull << 40) - 1))) /* none yet, or the range is spent: a new one */
+    gen_clock = ((uint64_t)atomic_fetch_add(&gen_ranges, 1) + 1) << 40;
+  uint64_t g = gen_clock++;
   memcpy(st + L->off_gen + word * sizeof g, &g, sizeof g);
 }
 /* The tokens at location LOC changed (and so the tokens as a whole). */

@@ -218,6 +218,7 @@ const mt_rules *game_rules_retain(const mt_rules *r) {
 /* Drops one reference; the last one frees the rule set. */
 void mt_rules_free(mt_rules *r) {
   if (!r || --r->refs > 0) return;
+  vm_vcache_free(r->spare_vc);
   game_hash_free(r);
   sema_free(&r->prog);
   if (r->def && !r->def_borrowed) board_def_free(r->def);
@@ -280,7 +281,14 @@ static mt_game *game_take(const mt_rules *r, board_layout *L, unsigned char *st)
   g->size = L->size;
   g->block = st;
   bind(g);
-  g->v.vcache = vm_vcache_new(&r->prog, L); /* shared with the clones, like the layout */
+  /* shared with the clones, like the layout; the last freed game's if it had the same factions */
+  mt_rules *rw = (mt_rules *)(uintptr_t)r;
+  if (rw->spare_vc && rw->spare_nf == L->nf && !memcmp(rw->spare_faction, L->faction, (size_t)L->nf * sizeof *L->faction)) {
+    g->v.vcache = rw->spare_vc;
+    rw->spare_vc = NULL;
+  } else {
+    g->v.vcache = vm_vcache_new(&r->prog, L);
+  }
   g->v.secret_vars = mt_calloc(L->off_ext - L->off_vars + 1, 1);
   return g;
 }
@@ -360,14 +368,25 @@ static bool init_rule_vars(mt_game *g, char *err, size_t errlen) {
   return true;
 }
 
+/* The last holder of a game's layout lets its value cache go: kept by the
+ * rules for the next game of the same factions (one spare), else freed. */
+static void drop_vcache(mt_game *g) {
+  mt_rules *r = (mt_rules *)(uintptr_t)g->r;
+  if (!g->v.vcache) return;
+  if (r->spare_vc) vm_vcache_free(r->spare_vc);
+  r->spare_vc = g->v.vcache;
+  r->spare_nf = g->L->nf;
+  memcpy(r->spare_faction, g->L->faction, (size_t)g->L->nf * sizeof *g->L->faction);
+}
+
 void mt_game_free(mt_game *g) {
   if (!g) return;
   if (g->owns_layout) {
+    drop_vcache(g);
     board_layout_free(g->L);
-    vm_vcache_free(g->v.vcache);
   } else if (g->layout_ref && --*g->layout_ref == 0) {
+    drop_vcache(g);
     board_layout_free(g->L);
-    vm_vcache_free(g->v.vcache);
     mt_free(g->layout_ref);
   }
   mt_free(g->block);

@@ -34,6 +34,10 @@ struct mt_rules {
    * kind), rule (its id), action (its name) and state variable (its name) */
   uint64_t *fn_key, *rule_key, *action_key, *var_key;
   int nfn_key, nrule_key, naction_key, nvar_key;
+  /* the value cache of the last game freed (vm.h), with its factions: the next game of the same
+   * factions starts with it instead of an empty one (its entries are keyed by what they read) */
+  struct vm_vcache *spare_vc;
+  int spare_nf, spare_faction[BOARD_MAX_FACTIONS];
 };
 
 struct mt_game {
