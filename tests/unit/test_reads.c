@@ -371,6 +371,49 @@ static void generations_follow_every_write(void **state) {
   mt_rules_free(r);
 }
 
+/* The rules keep the cache of the last game freed for the next game of the
+ * same factions: a warm cache and a cold one play the same game; a game of
+ * other factions starts with a cache of its own. */
+static void value_cache_passes_to_the_next_game(void **state) {
+  (void)state;
+  mt_rules *r = pack(NULL);
+  char err[256];
+  uint64_t rng = 3;
+  mt_game *g1 = mt_game_new(r, NULL, 0, 5, err, sizeof err);
+  assert_non_null(g1);
+  assert_int_equal(mt_start(g1), MT_WAITING);
+  for (int d = 0; d < 200 && mt_status(g1) == MT_WAITING; d++) {
+    mt_choice c;
+    assert_int_equal(mt_sample(g1, lcg, &rng, &c), 1);
+    assert_true(mt_apply(g1, &c, NULL) >= 0);
+  }
+  uint64_t h1 = g1->v.vcache->hits; /* (a new game's own set-up hits it a few times) */
+  assert_true(h1 > 1000);
+  mt_game_free(g1);
+  mt_game *warm = mt_game_new(r, NULL, 0, 9, err, sizeof err), *cold = mt_game_new(r, NULL, 0, 9, err, sizeof err);
+  assert_non_null(warm);
+  assert_non_null(cold);
+  assert_true(warm->v.vcache->hits >= h1); /* the first game's */
+  assert_true(cold->v.vcache->hits < 100); /* the spare was taken: a new one */
+  assert_true(warm->v.vcache != cold->v.vcache);
+  assert_int_equal(mt_start(warm), mt_start(cold));
+  for (int d = 0; d < 600 && mt_status(warm) == MT_WAITING; d++) {
+    assert_int_equal(mt_hash(warm), mt_hash(cold));
+    mt_choice c;
+    assert_int_equal(mt_sample(warm, lcg, &rng, &c), 1);
+    assert_int_equal(mt_apply(warm, &c, NULL), mt_apply(cold, &c, NULL));
+  }
+  assert_int_equal(mt_hash(warm), mt_hash(cold));
+  mt_game_free(warm);
+  const char *two[] = {"atreides", "harkonnen"};
+  mt_game *other = mt_game_new(r, two, 2, 9, err, sizeof err);
+  assert_non_null(other);
+  assert_true(other->v.vcache->hits < 100); /* not the Advanced six's */
+  mt_game_free(other);
+  mt_game_free(cold);
+  mt_rules_free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(reads_follow_calls),
@@ -378,6 +421,7 @@ int main(void) {
       cmocka_unit_test(wbc_reads_are_sound),
       cmocka_unit_test(value_cache_changes_nothing),
       cmocka_unit_test(generations_follow_every_write),
+      cmocka_unit_test(value_cache_passes_to_the_next_game),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   sb_free(&diag_text);
