@@ -147,7 +147,7 @@ static bool prefix_ok(enum_ctx *e, int i) {
   int64_t ok = 1;
   e->g->v.nrefused = 0;
   e->g->v.guard_failed = 0;
-  if (!vm_eval_cached(&e->g->v, ar->prefix_fn[i], full, ar->nparams + 1, &ok)) return true;
+  if (!vm_eval_cached(&e->g->v, ar->prefix_fn[i], full, ar->nparams + 1, i + 1, &ok)) return true; /* the rest are 0 */
   return ok != 0;
 }
 
@@ -163,7 +163,7 @@ static bool tail_ok(enum_ctx *e, int64_t *cost) {
   if (ar->cost_fn >= 0 && !vm_eval(&g->v, ar->cost_fn, full, ar->nparams, cost, NULL)) return false;
   full[ar->nparams] = *cost;
   int64_t ok = 0;
-  if (!vm_eval_cached(&g->v, ar->tail_fn, full, ar->nparams + 1, &ok)) return false;
+  if (!vm_eval_cached(&g->v, ar->tail_fn, full, ar->nparams + 1, ar->nparams + 1, &ok)) return false;
   return ok != 0;
 }
 

@@ -278,9 +278,10 @@ bool vm_watch_stale(const vm_watch *w, const program *p, int fn) {
 
 void vm_watch_commit(vm_watch *w, const vm *v) {
   const board_layout *L = v->L;
-  /* the variables, the tokens, cards and leaders, and the cancellations: not the VM's frames and stack */
+  /* the variables, the generations of the tokens, cards and leaders (what vm_watch_diff compares of
+   * them), and the cancellations: not the parts themselves, nor the VM's frames and stack */
   memcpy(w->prev + L->off_vars, v->st + L->off_vars, L->off_ext - L->off_vars);
-  memcpy(w->prev + L->off_stacks, v->st + L->off_stacks, L->size - L->off_stacks);
+  memcpy(w->prev + L->off_gen, v->st + L->off_gen, BOARD_NGEN * sizeof(uint64_t));
   uintptr_t vs_off = (uintptr_t)((const unsigned char *)v->vs - v->st);
   vm_state *pv = (vm_state *)(void *)(w->prev + vs_off);
   pv->ncancel = v->vs->ncancel;

@@ -1218,14 +1218,14 @@ bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf
   return vm_eval_at(v, fn, args, nargs, out, err, NULL);
 }
 
-bool vm_eval_cached(vm *v, int fn, const int64_t *args, int nargs, int64_t *out) {
+bool vm_eval_cached(vm *v, int fn, const int64_t *args, int nargs, int nkey, int64_t *out) {
   vm_vcache *vc = v->vcache;
-  if (!vc_usable(v, vc, fn) || nargs > MAX_PARAMS)
+  if (!vc_usable(v, vc, fn) || nkey > MAX_PARAMS || nkey > nargs)
     return vm_eval(v, fn, args, nargs, out, NULL);
-  int s = vc_slot(fn, args, nargs);
+  int s = vc_slot(fn, args, nkey);
   vm_vc_entry *e = &vc->e[s];
-  bool same = e->fn == fn && e->nargs == nargs;
-  for (int i = 0; i < nargs && same; i++) same = e->args[i] == args[i];
+  bool same = e->fn == fn && e->nargs == nkey;
+  for (int i = 0; i < nkey && same; i++) same = e->args[i] == args[i];
   if (same && vc_same(vc, fn, e, v->st) && dep_same(v, vc, fn, e)) {
     vc->hits++;
     for (int k = 0; k < VM_NDEP; k++) v->dep[k] |= e->dep[k];
@@ -1242,8 +1242,8 @@ bool vm_eval_cached(vm *v, int fn, const int64_t *args, int nargs, int64_t *out)
   }
   e = &vc->e[s]; /* (the evaluation may have used the slot meanwhile) */
   e->fn = fn;
-  e->nargs = nargs;
-  memcpy(e->args, args, (size_t)nargs * sizeof *args);
+  e->nargs = nkey;
+  memcpy(e->args, args, (size_t)nkey * sizeof *args);
   e->result = *out;
   vc_take(vc, fn, e, v->st);
   dep_take(v, vc, fn, e, v->dep);

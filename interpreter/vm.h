@@ -205,9 +205,11 @@ void vm_reset_stops(vm_state *vs);
  * runtime error (message in ERR if given). */
 bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err);
 /* vm_eval of a function the value cache may hold (an entry_cache guard, a
- * value): the cached result while what it reads is unchanged.  Its GUARD
- * refusals are not recorded on a hit: for callers that read only the result. */
-bool vm_eval_cached(vm *v, int fn, const int64_t *args, int nargs, int64_t *out);
+ * value): the cached result while what it reads is unchanged.  The first
+ * NKEY arguments are the key (the caller promises the others are always the
+ * same for FN: zeros past a guard's parameter).  Its GUARD refusals are not
+ * recorded on a hit: for callers that read only the result. */
+bool vm_eval_cached(vm *v, int fn, const int64_t *args, int nargs, int nkey, int64_t *out);
 /* As vm_eval; the error message starts with file:line:col from D's sources. */
 bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err, const diag *d);
 /* Chance as choice: the next outcome of the plan for a request of KIND;

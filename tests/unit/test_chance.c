@@ -337,13 +337,13 @@ static void a_cached_value_reads_the_planned_card(void **state) {
     int64_t plan[1] = {board_card_index(r->def, cards[k])}, x = -1;
     mt_chance_plan(g, plan, 1);
     vm_memo_reset(&g->v);
-    assert_true(vm_eval_cached(&g->v, fn, NULL, 0, &x));
+    assert_true(vm_eval_cached(&g->v, fn, NULL, 0, 0, &x));
     assert_int_equal(x, want[k]);
     assert_int_equal(mt_chance_taken(g), 1);
     uint64_t hits = g->v.vcache->hits;
     mt_chance_plan(g, NULL, 0); /* read again where the card lies fixed: the cache answers */
     vm_memo_reset(&g->v);
-    assert_true(vm_eval_cached(&g->v, fn, NULL, 0, &x));
+    assert_true(vm_eval_cached(&g->v, fn, NULL, 0, 0, &x));
     assert_int_equal(x, want[k]);
     assert_int_equal(g->v.vcache->hits, hits + 1);
   }

@@ -350,7 +350,7 @@ static void generations_follow_every_write(void **state) {
       for (int64_t a = 0; a < (na ? nargs_max : 1); a++) {
         int64_t args[MAX_PARAMS + 1] = {na == 2 ? a % 6 : a, (a * 7 + i) % 48}, cached = 0, fresh = 0;
         vm_memo_reset(&g->v);
-        bool oc = vm_eval_cached(&g->v, fn, args, na, &cached);
+        bool oc = vm_eval_cached(&g->v, fn, args, na, na, &cached);
         g->v.vcache = NULL;
         vm_memo_reset(&g->v);
         bool of = vm_eval(&g->v, fn, args, na, &fresh, NULL);
