@@ -84,6 +84,7 @@ void vm_reads_build(program *p) {
       case OP_VAR_GET: case OP_VAR_TOTAL:
         if (a >= 0 && a < p->nvars) set_var(p, row, p->vars[a].board_var);
         else *fixed |= RD_ALL;
+        if (a >= 0 && a < p->nvars && p->vars[a].board_var == turn && turn >= 0) *fixed |= RD_TURN;
         break;
       case OP_RULE_ACTIVE: case OP_RULE_TRY: case OP_RULE_LIVE: /* a turn-long cancellation expires with the turn */
         *fixed |= RD_CANCEL;
@@ -153,8 +154,13 @@ vm_vcache *vm_vcache_new(const program *p, const board_layout *L) {
     int n = 0;
     size_t bytes = 0;
     bool fits = true;
+    /* the turn, when only RULE_ACTIVE reads it (a turn-long cancellation expires with the turn): an
+     * entry reading cancellations serves only while none is in force, and then the turn is not read */
+    int turn = p->turn_var >= 0 ? p->vars[p->turn_var].board_var : -1;
+    bool skip_turn = (p->reads_fixed[fn] & RD_CANCEL) && !(p->reads_fixed[fn] & RD_TURN);
     for (int i = 0; i < L->nvars && fits; i++) {
       if (!((size_t)i / 64 < p->reads_words && row[i / 64] >> (i % 64) & 1u)) continue;
+      if (i == turn && skip_turn) continue;
       size_t end = i + 1 < L->nvars ? L->var_off[i + 1] : L->off_ext;
       bytes += end - L->var_off[i];
       fits = n < VM_VC_REGIONS && bytes <= VM_VC_BYTES;

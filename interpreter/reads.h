@@ -12,7 +12,9 @@ enum {
   RD_CARDS = 2,   /* which card is where, piles' counts */
   RD_LEADERS = 4, /* leaders' status, holder, area, use */
   RD_CANCEL = 8,  /* the cancellations in force */
-  RD_ALL = 16     /* anything: never skipped */
+  RD_ALL = 16,    /* anything: never skipped */
+  RD_TURN = 32    /* the turn variable, read as a variable (not only to expire a turn-long cancellation,
+                     which RULE_ACTIVE does with the turn's bit set but not this flag) */
 };
 
 /* Fills P->reads_*: for each function, what it and every function it calls

@@ -311,7 +311,13 @@ static void generations_follow_every_write(void **state) {
   uint64_t hits0 = vc->hits;
   for (int round = 0; round < 200; round++) {
     unsigned char *st = g->v.st;
-    switch (lcg(&rng) % 5) {
+    switch (lcg(&rng) % 6) {
+    case 5: { /* the turn moves on or back (an entry keyed without it must not read it) */
+      int tv = p->turn_var >= 0 ? p->vars[p->turn_var].board_var : -1;
+      assert_true(tv >= 0);
+      board_var_set(L, st, tv, 0, 0, 1 + (int32_t)(lcg(&rng) % 10));
+      break;
+    }
     case 0: case 1: { /* tokens: some of a faction's tokens to another place */
       int f = 0, k = 0, from = 0, n = 0, to = (int)(lcg(&rng) % (uint64_t)L->nlocs);
       for (int t = 0; t < 1000 && n == 0; t++) { /* a place where some faction has tokens */
@@ -414,6 +420,52 @@ static void value_cache_passes_to_the_next_game(void **state) {
   mt_rules_free(r);
 }
 
+/* The turn is left out of an entry's key when only the cancellation checks
+ * read it (they are cached only while no cancellation is in force, and then
+ * the turn does not count); a value that reads the turn itself keeps it. */
+static void the_turn_counts_when_read(void **state) {
+  (void)state;
+  const char *path = "build/test_reads_turn.rules";
+  FILE *fp = fopen(path, "w");
+  assert_non_null(fp);
+  fputs("rule 90.02 \"Late game: from turn 3\" basic {\n  value late_game(): bool = turn >= 3\n}\n", fp);
+  fclose(fp);
+  const char *files[] = {path};
+  mt_load o = {.components = ".", .advanced = 1, .files = files, .nfiles = 1, .against_pack = 1, .message = on_message};
+  mt_rules *r = mt_rules_load(&o);
+  if (!r) fail_msg("%s", diag_text.s ? diag_text.s : "the house rule does not compile");
+  const program *p = &r->prog;
+  int fn = -1;
+  for (int i = 0; i < p->nvalues; i++)
+    if (!strcmp(p->values[i].name, "late_game")) fn = p->values[i].dispatch_fn;
+  assert_true(fn >= 0);
+  assert_true(p->reads_fixed[fn] & RD_TURN);
+  char err[256];
+  mt_game *g = mt_game_new(r, NULL, 0, 1, err, sizeof err);
+  assert_non_null(g);
+  assert_true(g->v.vcache->nreg[fn] >= 1); /* cached, keyed by the turn */
+  int tv = p->vars[p->turn_var].board_var;
+  for (int32_t t = 1; t <= 6; t++) {
+    board_var_set(g->L, g->v.st, tv, 0, 0, t);
+    for (int k = 0; k < 2; k++) { /* the second time from the cache */
+      int64_t x = -1;
+      vm_memo_reset(&g->v);
+      assert_true(vm_eval_cached(&g->v, fn, NULL, 0, 0, &x));
+      assert_int_equal(x, t >= 3);
+    }
+  }
+  /* storm_rank reads the cancellations (through rule checks) but not the turn: not in its key */
+  int sr = -1;
+  for (int i = 0; i < p->nvalues; i++)
+    if (!strcmp(p->values[i].name, "storm_rank")) sr = p->values[i].dispatch_fn;
+  assert_true(sr >= 0 && (p->reads_fixed[sr] & RD_CANCEL) && !(p->reads_fixed[sr] & RD_TURN));
+  const vm_vc_region *reg = g->v.vcache->reg + (size_t)sr * VM_VC_REGIONS;
+  for (int i = 0; i < g->v.vcache->nreg[sr]; i++) assert_true(reg[i].off != g->L->var_off[tv]);
+  mt_game_free(g);
+  mt_rules_free(r);
+  remove(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(reads_follow_calls),
@@ -422,6 +474,7 @@ int main(void) {
       cmocka_unit_test(value_cache_changes_nothing),
       cmocka_unit_test(generations_follow_every_write),
       cmocka_unit_test(value_cache_passes_to_the_next_game),
+      cmocka_unit_test(the_turn_counts_when_read),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   sb_free(&diag_text);
