@@ -559,7 +559,7 @@ static inline size_t dep_word(const board_layout *L, int k, int b) {
 /* Keys entry E by the zones and piles DEP that its evaluation read: their generations now. */
 static void dep_take(const vm *v, const vm_vcache *c, int fn, vm_vc_entry *e, const uint64_t *dep) {
   for (int k = 0; k < VM_NDEP; k++) {
-    uint64_t d = c->dyn[fn] >> k & 1u ? dep[k] : 0;
+    uint64_t d = ((unsigned)c->dyn[fn] >> k) & 1u ? dep[k] : 0;
     if (d & VM_DEP_ALL || __builtin_popcountll(d) > VM_DEP_KEEP) {
       e->dep[k] = VM_DEP_ALL;
       e->gen[k][0] = board_gen_at(v->L, v->st, dep_word(v->L, k, -1));
@@ -1243,7 +1243,7 @@ bool vm_eval_cached(vm *v, int fn, const int64_t *args, int nargs, int nkey, int
   e = &vc->e[s]; /* (the evaluation may have used the slot meanwhile) */
   e->fn = fn;
   e->nargs = nkey;
-  memcpy(e->args, args, (size_t)nkey * sizeof *args);
+  if (nkey) memcpy(e->args, args, (size_t)nkey * sizeof *args);
   e->result = *out;
   vc_take(vc, fn, e, v->st);
   dep_take(v, vc, fn, e, v->dep);
