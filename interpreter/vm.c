@@ -528,15 +528,23 @@ static inline int vc_slot(int fn, const int64_t *args, int n) {
 
 static inline bool vc_same(const vm_vcache *c, int fn, const vm_vc_entry *e, const unsigned char *st) {
   const vm_vc_region *r = c->reg + (size_t)fn * VM_VC_REGIONS;
-  uint32_t at = 0;
-  for (int i = 0; i < c->nreg[fn]; i++) { /* a few words: compared inline, not by a call */
-    for (uint32_t k = 0; k < r[i].len; k += 4) {
-      uint32_t x1, x2;
-      memcpy(&x1, e->bytes + at + k, 4);
-      memcpy(&x2, st + r[i].off + k, 4);
+  const unsigned char *b = e->bytes;
+  for (int i = 0, n = c->nreg[fn]; i < n; i++) { /* a few words: compared inline, 8 bytes at a time */
+    const unsigned char *q = st + r[i].off;
+    uint32_t len = r[i].len, k = 0;
+    for (; k + 8 <= len; k += 8) {
+      uint64_t x1, x2;
+      memcpy(&x1, b + k, 8);
+      memcpy(&x2, q + k, 8);
       if (x1 != x2) return false;
     }
-    at += r[i].len;
+    if (k < len) { /* the 4 bytes left */
+      uint32_t x1, x2;
+      memcpy(&x1, b + k, 4);
+      memcpy(&x2, q + k, 4);
+      if (x1 != x2) return false;
+    }
+    b += len;
   }
   return true;
 }
