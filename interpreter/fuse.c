@@ -31,6 +31,7 @@ static const pattern patterns[] = {
     {OP_F_SET_NEXT, 12, {OP_LOAD, OP_PUSH_INT, OP_EQ, OP_JUMP_TRUE, OP_LOAD, OP_SET_FIRST, OP_STORE, OP_LOAD, OP_LOAD,
                          OP_SET_SINGLE, OP_SET_DIFF, OP_STORE}},
     {OP_F_SET_DROP, 5, {OP_LOAD, OP_LOAD, OP_SET_SINGLE, OP_SET_DIFF, OP_STORE}},
+    {OP_F_LOAD2_CALL, 3, {OP_LOAD, OP_LOAD, OP_CALL}},
     {OP_F_EQK_JT, 4, {OP_LOAD, OP_PUSH_INT, OP_EQ, OP_JUMP_TRUE}},
     {OP_F_EQK_JF, 4, {OP_LOAD, OP_PUSH_INT, OP_EQ, OP_JUMP_FALSE}},
     {OP_F_EQK, 3, {OP_LOAD, OP_PUSH_INT, OP_EQ}},
@@ -39,6 +40,7 @@ static const pattern patterns[] = {
     {OP_F_EQ_JT, 2, {OP_EQ, OP_JUMP_TRUE}},
     {OP_F_EQ_JF, 2, {OP_EQ, OP_JUMP_FALSE}},
     {OP_F_LOAD2, 2, {OP_LOAD, OP_LOAD}},
+    {OP_F_LOAD_CALL, 2, {OP_LOAD, OP_CALL}},
     {OP_F_STORE_LOAD, 2, {OP_STORE, OP_LOAD}},
 };
 
@@ -120,6 +122,7 @@ void cg_fuse(program *p) {
     if (p->resume[i].pc < n) target[p->resume[i].pc] = 1;
   /* one pass: at each instruction the longest pattern that matches, except that a pair gives way
    * to a longer pattern starting at its second instruction */
+  uint8_t *inner = mt_calloc(nins + 1, 1); /* an instruction a superinstruction runs after its first */
   for (int f = 0; f < p->nfuncs; f++)
     for (int i = fn_first[f]; i < fn_first[f + 1]; i++) {
       int last = fn_first[f + 1];
@@ -127,8 +130,19 @@ void cg_fuse(program *p) {
       if (!pt) continue;
       if (pt->n == 2 && i + 1 < last && match(p, ins, i + 1, last, target, 3)) continue;
       p->code[ins[i]] = pt->fused;
+      for (int j = 1; j < pt->n; j++) inner[i + j] = 1;
       i += pt->n - 1;
     }
+  /* a jump back to a loop's head runs the head itself: JUMP or JUMP_FALSE to an F_SET_NEXT (one
+   * standing alone, not inside another superinstruction) */
+  for (size_t i = 0; i < nins; i++) {
+    uint8_t o = p->code[ins[i]];
+    if (inner[i] || (o != OP_JUMP && o != OP_JUMP_FALSE)) continue;
+    int32_t t = operand(p, ins[i]);
+    if (t >= 0 && (uint32_t)t < n && p->code[t] == OP_F_SET_NEXT)
+      p->code[ins[i]] = o == OP_JUMP ? OP_F_JUMP_NEXT : OP_F_JF_NEXT;
+  }
+  mt_free(inner);
   mt_free(ins);
   mt_free(fn_first);
   mt_free(target);

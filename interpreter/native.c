@@ -56,11 +56,13 @@ static const char prelude[] =
  * is its sequence's first instruction, the rest of which follows in place. */
 static uint8_t plain_op(uint8_t o) {
   switch (o) {
-  case OP_F_SET_NEXT: case OP_F_EQK_JT: case OP_F_EQK_JF: case OP_F_EQK: case OP_F_SET_DROP: case OP_F_FIRST_TO: case OP_F_LOAD2:
+  case OP_F_SET_NEXT: case OP_F_LOAD_CALL: case OP_F_LOAD2_CALL: case OP_F_EQK_JT: case OP_F_EQK_JF: case OP_F_EQK: case OP_F_SET_DROP: case OP_F_FIRST_TO: case OP_F_LOAD2:
     return OP_LOAD;
   case OP_F_RULE_JF: return OP_RULE_ACTIVE;
   case OP_F_EQ_JT: case OP_F_EQ_JF: return OP_EQ;
   case OP_F_STORE_LOAD: return OP_STORE;
+  case OP_F_JUMP_NEXT: return OP_JUMP;
+  case OP_F_JF_NEXT: return OP_JUMP_FALSE;
   default: return o;
   }
 }

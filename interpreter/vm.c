@@ -764,6 +764,7 @@ dispatch:
   CASE(AND_JUMP) if (!TOP) pc = (uint32_t)A_; else sp--; DISPATCH();
   CASE(OR_JUMP) if (TOP) pc = (uint32_t)A_; else sp--; DISPATCH();
   CASE(CALL) {
+  call: /* (F_LOAD_CALL, F_LOAD2_CALL: IPC at the CALL, PC after it, the arguments pushed) */;
     int fn = A_, n = B_;
     const func_rec *f = &p->funcs[fn];
     int memo_slot = -1;
@@ -1103,6 +1104,7 @@ dispatch:
   /* superinstructions (fuse.c): operands at their places in the original sequence */
 #define AT_(k) (memcpy(&b, code + ipc + (k), 4), b)
   CASE(F_SET_NEXT) {
+  set_next: /* (F_JUMP_NEXT, F_JF_NEXT: IPC at the F_SET_NEXT) */;
     uint64_t set = (uint64_t)LOCAL(A_);
     if (!set) {
       pc = (uint32_t)AT_(12);
@@ -1113,6 +1115,10 @@ dispatch:
     pc = ipc + 44;
     DISPATCH();
   }
+  CASE(F_JUMP_NEXT) ipc = (uint32_t)A_; goto set_next;
+  CASE(F_JF_NEXT) if (POP()) DISPATCH(); ipc = (uint32_t)A_; goto set_next;
+  CASE(F_LOAD_CALL) NEED(1); PUSH(LOCAL(A_)); ipc += 5; pc = ipc + 9; goto call;
+  CASE(F_LOAD2_CALL) NEED(2); PUSH(LOCAL(A_)); PUSH(LOCAL(AT_(6))); ipc += 10; pc = ipc + 9; goto call;
   CASE(F_EQK_JT) pc = LOCAL(A_) == AT_(6) ? (uint32_t)AT_(12) : ipc + 16; DISPATCH();
   CASE(F_EQK_JF) pc = LOCAL(A_) != AT_(6) ? (uint32_t)AT_(12) : ipc + 16; DISPATCH();
   CASE(F_EQK) NEED(1); x = LOCAL(A_) == AT_(6); PUSH(x); pc = ipc + 11; DISPATCH();
