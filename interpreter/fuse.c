@@ -41,6 +41,8 @@ static const pattern patterns[] = {
     {OP_F_EQ_JF, 2, {OP_EQ, OP_JUMP_FALSE}},
     {OP_F_LOAD2, 2, {OP_LOAD, OP_LOAD}},
     {OP_F_LOAD_CALL, 2, {OP_LOAD, OP_CALL}},
+    {OP_F_LOAD_VAR, 2, {OP_LOAD, OP_VAR_GET}},
+    {OP_F_PUSHK_STORE, 2, {OP_PUSH_INT, OP_STORE}},
     {OP_F_STORE_LOAD, 2, {OP_STORE, OP_LOAD}},
 };
 
@@ -49,6 +51,14 @@ static int32_t operand(const program *p, uint32_t pc) {
   int32_t a;
   memcpy(&a, p->code + pc + 1, 4);
   return a;
+}
+
+uint8_t cg_plain_op(uint8_t op) {
+  if (op == OP_F_JUMP_NEXT) return OP_JUMP;
+  if (op == OP_F_JF_NEXT) return OP_JUMP_FALSE;
+  for (size_t k = 0; k < sizeof patterns / sizeof *patterns; k++)
+    if (patterns[k].fused == op) return patterns[k].ops[0];
+  return op;
 }
 
 uint32_t cg_fused_len(uint8_t op) {
@@ -65,7 +75,8 @@ uint32_t cg_fused_len(uint8_t op) {
  * instructions from I (of those before LAST), with no jump into it. */
 static const pattern *match(const program *p, const uint32_t *ins, int i, int last, const uint8_t *target, int min) {
   uint8_t o = p->code[ins[i]];
-  if (o != OP_LOAD && o != OP_STORE && o != OP_EQ && o != OP_RULE_ACTIVE) return NULL; /* no pattern starts otherwise */
+  if (o != OP_LOAD && o != OP_STORE && o != OP_EQ && o != OP_RULE_ACTIVE && o != OP_PUSH_INT)
+    return NULL; /* no pattern starts otherwise */
   for (size_t k = 0; k < sizeof patterns / sizeof *patterns; k++) {
     const pattern *pt = &patterns[k];
     if (pt->n < min || i + pt->n > last || p->code[ins[i]] != pt->ops[0]) continue;
@@ -142,6 +153,7 @@ void cg_fuse(program *p) {
     if (t >= 0 && (uint32_t)t < n && p->code[t] == OP_F_SET_NEXT)
       p->code[ins[i]] = o == OP_JUMP ? OP_F_JUMP_NEXT : OP_F_JF_NEXT;
   }
+
   mt_free(inner);
   mt_free(ins);
   mt_free(fn_first);

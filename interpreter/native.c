@@ -52,21 +52,6 @@ static const char prelude[] =
     "#define FAIL(code, pc, a, b, x) do { c->api->fail(c->v, code, pc, a, b, x); c->depth--; return 0; } while (0)\n"
     "#define PAY(n, pc) do { if ((c->left -= (n)) < 0) FAIL(%d, pc, 0, 0, 0); } while (0)\n";
 
-/* The opcode a translated instruction stands for: a superinstruction (fuse.c)
- * is its sequence's first instruction, the rest of which follows in place. */
-static uint8_t plain_op(uint8_t o) {
-  switch (o) {
-  case OP_F_SET_NEXT: case OP_F_LOAD_CALL: case OP_F_LOAD2_CALL: case OP_F_EQK_JT: case OP_F_EQK_JF: case OP_F_EQK: case OP_F_SET_DROP: case OP_F_FIRST_TO: case OP_F_LOAD2:
-    return OP_LOAD;
-  case OP_F_RULE_JF: return OP_RULE_ACTIVE;
-  case OP_F_EQ_JT: case OP_F_EQ_JF: return OP_EQ;
-  case OP_F_STORE_LOAD: return OP_STORE;
-  case OP_F_JUMP_NEXT: return OP_JUMP;
-  case OP_F_JF_NEXT: return OP_JUMP_FALSE;
-  default: return o;
-  }
-}
-
 static int32_t word(const program *p, uint32_t pc, int k) {
   int32_t x;
   memcpy(&x, p->code + pc + 1 + 4 * k, 4);
@@ -109,7 +94,7 @@ static int max_depth(const program *p, int f) {
   while (nw > 0 && best >= 0) {
     uint32_t pc = work[--nw];
     int d = depth[pc - fr->start];
-    uint8_t o = plain_op(p->code[pc]);
+    uint8_t o = cg_plain_op(p->code[pc]);
     uint32_t next = pc + 1 + 4u * (uint32_t)op_table[o].operands;
     int32_t a = op_table[o].operands > 0 ? word(p, pc, 0) : 0, b = op_table[o].operands > 1 ? word(p, pc, 1) : 0;
     int pops = op_table[o].pops, pushes = op_table[o].pushes;
@@ -147,7 +132,7 @@ static bool *translatable(const program *p) {
     const func_rec *fr = &p->funcs[f];
     ok[f] = fr->kind == FN_PURE && fr->end > fr->start;
     for (uint32_t pc = fr->start; pc < fr->end && ok[f];) {
-      uint8_t o = plain_op(p->code[pc]);
+      uint8_t o = cg_plain_op(p->code[pc]);
       ok[f] = o < OP__COUNT && supported(p, o, op_table[o].operands ? word(p, pc, 0) : 0);
       pc += 1 + 4u * (uint32_t)op_table[o].operands;
     }
@@ -162,7 +147,7 @@ static bool *translatable(const program *p) {
       if (!ok[f]) continue;
       const func_rec *fr = &p->funcs[f];
       for (uint32_t pc = fr->start; pc < fr->end;) {
-        uint8_t o = plain_op(p->code[pc]);
+        uint8_t o = cg_plain_op(p->code[pc]);
         if (o == OP_CALL) {
           int32_t g = word(p, pc, 0);
           if (g < 0 || g >= n || !ok[g]) {
@@ -185,7 +170,7 @@ static void emit_fn(const program *p, int f, strbuf *out) {
   uint32_t len = fr->end - fr->start;
   uint8_t *label = mt_calloc(len + 1, 1);
   for (uint32_t pc = fr->start; pc < fr->end;) {
-    uint8_t o = plain_op(p->code[pc]);
+    uint8_t o = cg_plain_op(p->code[pc]);
     uint32_t next = pc + 1 + 4u * (uint32_t)op_table[o].operands;
     if (is_jump(o)) {
       int32_t t = word(p, pc, 0);
@@ -201,13 +186,13 @@ static void emit_fn(const program *p, int f, strbuf *out) {
   sb_printf(out, "  if (++c->depth > c->maxdepth) FAIL(%d, %uu, 1, 0, 0);\n", VE_STACK, fr->start);
   sb_printf(out, "  for (int i = 0; i < %d; i++) L[i] = i < %d ? a[i] : 0;\n", fr->nlocals, fr->nparams);
   for (uint32_t pc = fr->start; pc < fr->end;) {
-    uint8_t o = plain_op(p->code[pc]);
+    uint8_t o = cg_plain_op(p->code[pc]);
     uint32_t next = pc + 1 + 4u * (uint32_t)op_table[o].operands;
     int32_t A = op_table[o].operands > 0 ? word(p, pc, 0) : 0, B = op_table[o].operands > 1 ? word(p, pc, 1) : 0;
     if (label[pc - fr->start]) { /* a run: the instructions up to the next label */
       int n = 0;
       for (uint32_t q = pc; q < fr->end && (q == pc || !label[q - fr->start]);) {
-        uint8_t oq = plain_op(p->code[q]);
+        uint8_t oq = cg_plain_op(p->code[q]);
         n++;
         q += 1 + 4u * (uint32_t)op_table[oq].operands;
       }

@@ -300,6 +300,9 @@ bool cg_compile(program *p, diag *d);
 void cg_fuse(program *p);
 /* The bytes a fused opcode's sequence spans (0: OP is not fused). */
 uint32_t cg_fused_len(uint8_t op);
+/* The plain opcode a superinstruction stands for where it stands: its sequence's first instruction
+ * (the rest follows in place), or the jump it rewrote (F_JUMP_NEXT, F_JF_NEXT); any other, itself. */
+uint8_t cg_plain_op(uint8_t op);
 /* WANT: the type expected (guides names such as enum values), or TY_ERROR. */
 int sema_check_expr(program *p, diag *d, arena *a, node *e, int want, int *nslots);
 /* Compiles one checked expression into a new pure function whose locals

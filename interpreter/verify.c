@@ -180,7 +180,7 @@ static void flow(vctx *c, uint32_t from_pc, uint32_t target, int32_t depth, cons
 /* Checks operand ranges that the abstract interpretation relies on. */
 static bool operands_ok(vctx *c, uint32_t pc) {
   const program *p = c->p;
-  uint8_t o = p->code[pc];
+  uint8_t o = cg_plain_op(p->code[pc]); /* a superinstruction checks as the code it stands for (fuse.c) */
   int32_t a = op_table[o].operands > 0 ? word(p, pc, 0) : 0, b = op_table[o].operands > 1 ? word(p, pc, 1) : 0;
   bool ok = true;
   switch ((opcode)o) {
@@ -239,7 +239,7 @@ static int builtin_kind(int id, const int32_t *args) {
 static void step(vctx *c, uint32_t i) {
   const program *p = c->p;
   uint32_t pc = c->pcs[i];
-  uint8_t o = p->code[pc];
+  uint8_t o = cg_plain_op(p->code[pc]);
   if (!operands_ok(c, pc)) return;
   astate s = c->st[i];
   int32_t d = s.depth;
@@ -369,7 +369,7 @@ static void record_points(vctx *c) {
     astate *s = &c->st[i];
     if (s->depth < 0) continue;
     uint32_t pc = c->pcs[i];
-    uint8_t o = p->code[pc];
+    uint8_t o = cg_plain_op(p->code[pc]);
     uint32_t next = pc + (uint32_t)lenof(o);
     const int32_t *k = kinds_of(c, s);
     int32_t b = op_table[o].operands > 1 ? word(p, pc, 1) : 0;
@@ -405,7 +405,7 @@ static bool verify_fn(vctx *c, int fn) {
   c->ninstr = 0;
   for (uint32_t i = 0; i < c->n; i++) c->at[i] = -1;
   for (uint32_t pc = f->start; pc < f->end;) {
-    uint8_t o = p->code[pc];
+    uint8_t o = cg_plain_op(p->code[pc]);
     if (o >= OP__COUNT || pc + (uint32_t)lenof(o) > f->end) {
       vfail(c, pc, "not an instruction");
       return false;

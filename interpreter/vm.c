@@ -886,6 +886,7 @@ dispatch:
     DISPATCH();
   }
   CASE(VAR_GET) {
+  var_get: /* (F_LOAD_VAR: IPC at the VAR_GET, PC after it, its index pushed) */;
     const var_rec *vr = &p->vars[A_];
     int inst, cell;
     err = 0;
@@ -1117,6 +1118,8 @@ dispatch:
   }
   CASE(F_JUMP_NEXT) ipc = (uint32_t)A_; goto set_next;
   CASE(F_JF_NEXT) if (POP()) DISPATCH(); ipc = (uint32_t)A_; goto set_next;
+  CASE(F_LOAD_VAR) NEED(1); PUSH(LOCAL(A_)); ipc += 5; pc = ipc + 5; goto var_get;
+  CASE(F_PUSHK_STORE) LOCAL(AT_(6)) = A_; pc = ipc + 10; DISPATCH();
   CASE(F_LOAD_CALL) NEED(1); PUSH(LOCAL(A_)); ipc += 5; pc = ipc + 9; goto call;
   CASE(F_LOAD2_CALL) NEED(2); PUSH(LOCAL(A_)); PUSH(LOCAL(AT_(6))); ipc += 10; pc = ipc + 9; goto call;
   CASE(F_EQK_JT) pc = LOCAL(A_) == AT_(6) ? (uint32_t)AT_(12) : ipc + 16; DISPATCH();
