@@ -53,7 +53,9 @@ static int32_t operand(const program *p, uint32_t pc) {
   return a;
 }
 
-uint8_t cg_plain_op(uint8_t op) {
+/* (cg_plain_op, program.h, answers the others: the superinstructions come last, opcodes.def) */
+uint8_t cg_plain_op_fused(uint8_t op) {
+  if (op < OP_F_SET_NEXT || op >= OP__COUNT) return op;
   if (op == OP_F_JUMP_NEXT) return OP_JUMP;
   if (op == OP_F_JF_NEXT) return OP_JUMP_FALSE;
   for (size_t k = 0; k < sizeof patterns / sizeof *patterns; k++)

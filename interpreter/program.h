@@ -13,6 +13,7 @@
 #include "ast.h"
 #include "board.h"
 #include "diag.h"
+#include "opcodes.h"
 
 #define MAX_PARAMS 8
 #define MAX_KINDS 8 /* kinds one action may be of (`is K`) */
@@ -302,7 +303,8 @@ void cg_fuse(program *p);
 uint32_t cg_fused_len(uint8_t op);
 /* The plain opcode a superinstruction stands for where it stands: its sequence's first instruction
  * (the rest follows in place), or the jump it rewrote (F_JUMP_NEXT, F_JF_NEXT); any other, itself. */
-uint8_t cg_plain_op(uint8_t op);
+uint8_t cg_plain_op_fused(uint8_t op);
+static inline uint8_t cg_plain_op(uint8_t op) { return op < OP_F_SET_NEXT ? op : cg_plain_op_fused(op); }
 /* WANT: the type expected (guides names such as enum values), or TY_ERROR. */
 int sema_check_expr(program *p, diag *d, arena *a, node *e, int want, int *nslots);
 /* Compiles one checked expression into a new pure function whose locals
