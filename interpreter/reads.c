@@ -145,63 +145,6 @@ bool vm_reads_cacheable(const program *p, int fn) {
   return true;
 }
 
-vm_vcache *vm_vcache_new(const program *p, const board_layout *L) {
-  vm_vcache *c = NULL;
-  for (int fn = 0; fn < p->nreads; fn++) {
-    if (!vm_reads_cacheable(p, fn)) continue;
-    const uint64_t *row = p->reads_vars + (size_t)fn * p->reads_words;
-    vm_vc_region reg[VM_VC_REGIONS];
-    int n = 0;
-    size_t bytes = 0;
-    bool fits = true;
-    /* the turn, when only RULE_ACTIVE reads it (a turn-long cancellation expires with the turn): an
-     * entry reading cancellations serves only while none is in force, and then the turn is not read */
-    int turn = p->turn_var >= 0 ? p->vars[p->turn_var].board_var : -1;
-    bool skip_turn = (p->reads_fixed[fn] & RD_CANCEL) && !(p->reads_fixed[fn] & RD_TURN);
-    for (int i = 0; i < L->nvars && fits; i++) {
-      if (!((size_t)i / 64 < p->reads_words && row[i / 64] >> (i % 64) & 1u)) continue;
-      if (i == turn && skip_turn) continue;
-      size_t end = i + 1 < L->nvars ? L->var_off[i + 1] : L->off_ext;
-      bytes += end - L->var_off[i];
-      fits = n < VM_VC_REGIONS && bytes <= VM_VC_BYTES;
-      if (fits) reg[n++] = (vm_vc_region){(uint32_t)L->var_off[i], (uint32_t)(end - L->var_off[i])};
-    }
-    /* the leaders it reads: by their generation (board.h); the tokens and piles by those of the
-     * zones and piles each evaluation reads (vm.h) */
-    if (p->reads_fixed[fn] & RD_LEADERS) {
-      bytes += sizeof(uint64_t);
-      fits = n < VM_VC_REGIONS && bytes <= VM_VC_BYTES;
-      if (fits) reg[n++] = (vm_vc_region){(uint32_t)(L->off_gen + BOARD_GEN_LEADERS * sizeof(uint64_t)), sizeof(uint64_t)};
-    }
-    if (!fits) continue;
-    if (!c) {
-      c = mt_calloc(1, sizeof *c);
-      c->nfuncs = p->nreads;
-      c->nreg = mt_alloc((size_t)p->nreads);
-      memset(c->nreg, -1, (size_t)p->nreads);
-      c->cancel = mt_calloc((size_t)p->nreads, sizeof *c->cancel);
-      c->dyn = mt_calloc((size_t)p->nreads, sizeof *c->dyn);
-      c->reg = mt_calloc((size_t)p->nreads * VM_VC_REGIONS, sizeof *c->reg);
-      for (int k = 0; k < VM_VCACHE; k++) c->e[k].fn = -1;
-    }
-    c->nreg[fn] = (int8_t)n;
-    c->cancel[fn] = (p->reads_fixed[fn] & RD_CANCEL) != 0;
-    c->dyn[fn] = (uint8_t)((p->reads_fixed[fn] & RD_TOKENS ? 1u << VM_DEP_TOKENS : 0u) |
-                           (p->reads_fixed[fn] & RD_CARDS ? 1u << VM_DEP_PILES : 0u));
-    memcpy(c->reg + (size_t)fn * VM_VC_REGIONS, reg, (size_t)n * sizeof *reg);
-  }
-  return c;
-}
-
-void vm_vcache_free(vm_vcache *c) {
-  if (!c) return;
-  mt_free(c->nreg);
-  mt_free(c->cancel);
-  mt_free(c->dyn);
-  mt_free(c->reg);
-  mt_free(c);
-}
-
 /* ---- the watch ------------------------------------------------------------ */
 
 void vm_watch_free(vm_watch *w) {

@@ -25,8 +25,8 @@ void vm_reads_build(program *p);
  * to its parameters. */
 bool vm_reads_cacheable(const program *p, int fn);
 
-/* A value cache for programs P over layout L (vm.h), or NULL when no value
- * of P can be cached. */
+/* A value cache for programs P over layout L (vm.h; vcache.c), or NULL when
+ * no value of P can be cached. */
 vm_vcache *vm_vcache_new(const program *p, const board_layout *L);
 void vm_vcache_free(vm_vcache *c);
 

@@ -16,6 +16,7 @@
 #include "check.h"
 #include "mentat.h"
 #include "opcodes.h"
+#include "vcache.h"
 
 typedef struct regs {
   int64_t *stack;
@@ -435,37 +436,19 @@ static int n_guard_result(void *vv) {
   return r;
 }
 static void n_fail(void *v, int code, uint32_t pc, int a, int b, int64_t x) { fail(v, code, pc, a, b, x); }
-static inline int vc_slot(int fn, const int64_t *args, int n);
-static void dep_take(const vm *v, const vm_vcache *c, int fn, vm_vc_entry *e, const uint64_t *dep);
-static inline bool dep_same(const vm *v, const vm_vcache *c, int fn, const vm_vc_entry *e);
-/* May FN's result come from the value cache now?  Not while a cancellation
- * is in force if it reads them.  (With chance as choice, a value that reads an
- * undecided card fixes it as it reads it: the entry is keyed by the state
- * after the evaluation, which holds that card, so it serves only there.) */
-static inline bool vc_usable(const vm *v, const vm_vcache *vc, int fn) {
-  return vc && fn < vc->nfuncs && vc->nreg[fn] >= 0 && (!vc->cancel[fn] || v->vs->ncancel == 0);
-}
-static inline bool vc_same(const vm_vcache *c, int fn, const vm_vc_entry *e, const unsigned char *st);
-static void vc_take(const vm_vcache *c, int fn, vm_vc_entry *e, const unsigned char *st);
 /* A value's result remembered as the VM's CALL remembers it: the value cache
  * (vm.h) when it applies, else this evaluation's memo.  SLOT: where a miss is
  * to be put (VM_MEMO + cache slot, a memo slot, or -1). */
 static int n_memo_get(void *vv, int fn, const int64_t *args, int n, int64_t *out, int *slot) {
   vm *v = vv;
-  vm_vcache *vc = v->vcache;
   *slot = -1;
-  if (vc_usable(v, vc, fn)) {
-    int s = vc_slot(fn, args, n);
-    const vm_vc_entry *e = &vc->e[s];
-    bool same = e->fn == fn && e->nargs == n;
-    for (int i = 0; i < n && same; i++) same = e->args[i] == args[i];
-    if (same && vc_same(vc, fn, e, v->st) && dep_same(v, vc, fn, e)) {
-      vc->hits++;
-      for (int k = 0; k < VM_NDEP; k++) v->dep[k] |= e->dep[k];
+  if (vm_vc_usable(v, fn)) {
+    int s;
+    const vm_vc_entry *e = vm_vc_find(v, fn, args, n, &s);
+    if (e) {
       *out = e->result;
       return 1;
     }
-    vc->misses++;
     *slot = VM_MEMO + s; /* keyed by all that was read since the remembered call around it began: more, never less */
     return 0;
   }
@@ -486,13 +469,7 @@ static int n_memo_get(void *vv, int fn, const int64_t *args, int n, int64_t *out
 static void n_memo_put(void *vv, int fn, const int64_t *args, int n, int64_t x, int slot) {
   vm *v = vv;
   if (slot >= VM_MEMO) {
-    vm_vc_entry *e = &v->vcache->e[slot - VM_MEMO];
-    e->fn = fn;
-    e->nargs = n;
-    memcpy(e->args, args, (size_t)n * sizeof *args);
-    e->result = x;
-    vc_take(v->vcache, fn, e, v->st);
-    dep_take(v, v->vcache, fn, e, v->dep);
+    vm_vc_fill(v, slot - VM_MEMO, fn, args, n, x);
   } else if (slot >= 0) {
     vm_memo *m = &v->memo[slot];
     m->epoch = v->memo_epoch;
@@ -516,97 +493,6 @@ static int native_call(vm *v, int fn, const int64_t *args, int64_t *out, uint64_
   v->steps += *left - rest;
   *left = rest;
   return ok;
-}
-
-/* The value cache (vm.h): an entry's slot, and whether the state still holds
- * the bytes the entry was computed from. */
-static inline int vc_slot(int fn, const int64_t *args, int n) {
-  uint64_t h = (uint64_t)(uint32_t)fn * 0x9e3779b97f4a7c15ull;
-  for (int i = 0; i < n; i++) h = (h ^ (uint64_t)args[i]) * 0x100000001b3ull;
-  return (int)(h >> 40) & (VM_VCACHE - 1);
-}
-
-static inline bool vc_same(const vm_vcache *c, int fn, const vm_vc_entry *e, const unsigned char *st) {
-  const vm_vc_region *r = c->reg + (size_t)fn * VM_VC_REGIONS;
-  const unsigned char *b = e->bytes;
-  for (int i = 0, n = c->nreg[fn]; i < n; i++) { /* a few words: compared inline, 8 bytes at a time */
-    const unsigned char *q = st + r[i].off;
-    uint32_t len = r[i].len, k = 0;
-    for (; k + 8 <= len; k += 8) {
-      uint64_t x1, x2;
-      memcpy(&x1, b + k, 8);
-      memcpy(&x2, q + k, 8);
-      if (x1 != x2) return false;
-    }
-    if (k < len) { /* the 4 bytes left */
-      uint32_t x1, x2;
-      memcpy(&x1, b + k, 4);
-      memcpy(&x2, q + k, 4);
-      if (x1 != x2) return false;
-    }
-    b += len;
-  }
-  return true;
-}
-
-static void vc_take(const vm_vcache *c, int fn, vm_vc_entry *e, const unsigned char *st) {
-  const vm_vc_region *r = c->reg + (size_t)fn * VM_VC_REGIONS;
-  uint32_t at = 0;
-  for (int i = 0; i < c->nreg[fn]; i++) {
-    memcpy(e->bytes + at, st + r[i].off, r[i].len);
-    at += r[i].len;
-  }
-}
-
-/* The generation word of member B of part K (a token zone, a pile slot), or of the whole part. */
-static inline size_t dep_word(const board_layout *L, int k, int b) {
-  if (b < 0) return k == VM_DEP_TOKENS ? BOARD_GEN_TOKENS : BOARD_GEN_CARDS;
-  return k == VM_DEP_TOKENS ? board_gen_zone(L, b) : board_gen_pile(L, b);
-}
-
-/* Keys entry E by the zones and piles DEP that its evaluation read: their generations now. */
-static void dep_take(const vm *v, const vm_vcache *c, int fn, vm_vc_entry *e, const uint64_t *dep) {
-  for (int k = 0; k < VM_NDEP; k++) {
-    uint64_t d = ((unsigned)c->dyn[fn] >> k) & 1u ? dep[k] : 0;
-    if (d & VM_DEP_ALL || __builtin_popcountll(d) > VM_DEP_KEEP) {
-      e->dep[k] = VM_DEP_ALL;
-      e->gen[k][0] = board_gen_at(v->L, v->st, dep_word(v->L, k, -1));
-      continue;
-    }
-    e->dep[k] = d;
-    for (int i = 0; d; i++, d &= d - 1) e->gen[k][i] = board_gen_at(v->L, v->st, dep_word(v->L, k, __builtin_ctzll(d)));
-  }
-}
-
-/* Do the zones and piles entry E read hold what they held? */
-static inline bool dep_same(const vm *v, const vm_vcache *c, int fn, const vm_vc_entry *e) {
-  if (!c->dyn[fn]) return true;
-  for (int k = 0; k < VM_NDEP; k++) {
-    uint64_t d = e->dep[k];
-    if (d & VM_DEP_ALL) {
-      if (e->gen[k][0] != board_gen_at(v->L, v->st, dep_word(v->L, k, -1))) return false;
-      continue;
-    }
-    for (int i = 0; d; i++, d &= d - 1)
-      if (e->gen[k][i] != board_gen_at(v->L, v->st, dep_word(v->L, k, __builtin_ctzll(d)))) return false;
-  }
-  return true;
-}
-
-/* A remembered call begins: what its callees read is gathered apart.  False
- * if too many are open (the call is then not remembered). */
-static inline bool dep_open(vm *v) {
-  if (!v->dep_save) v->dep_save = mt_calloc(VM_DEP_STACK, sizeof *v->dep_save);
-  if (v->ndep >= VM_DEP_STACK) return false;
-  memcpy(v->dep_save[v->ndep++], v->dep, sizeof v->dep);
-  memset(v->dep, 0, sizeof v->dep);
-  return true;
-}
-/* It returns: the caller read what it read too. */
-static inline void dep_close(vm *v) {
-  if (v->ndep <= 0) return;
-  v->ndep--;
-  for (int k = 0; k < VM_NDEP; k++) v->dep[k] |= v->dep_save[v->ndep][k];
 }
 
 #if defined(__GNUC__)
@@ -768,21 +654,15 @@ dispatch:
     int fn = A_, n = B_;
     const func_rec *f = &p->funcs[fn];
     int memo_slot = -1;
-    vm_vcache *vc = v->vcache;
-    if (vc_usable(v, vc, fn)) {
-      int slot = vc_slot(fn, S + sp - n, n);
-      const vm_vc_entry *e = &vc->e[slot];
-      bool same = e->fn == fn && e->nargs == n;
-      for (int i = 0; i < n && same; i++) same = e->args[i] == S[sp - n + i];
-      if (same && vc_same(vc, fn, e, v->st) && dep_same(v, vc, fn, e)) {
-        vc->hits++;
-        for (int k = 0; k < VM_NDEP; k++) v->dep[k] |= e->dep[k];
+    if (vm_vc_usable(v, fn)) {
+      int slot;
+      const vm_vc_entry *e = vm_vc_find(v, fn, S + sp - n, n, &slot);
+      if (e) {
         sp -= n;
         PUSH(e->result);
         DISPATCH();
       }
-      vc->misses++;
-      if (dep_open(v)) memo_slot = VM_MEMO + slot; /* remembered on return */
+      if (vm_dep_open(v)) memo_slot = VM_MEMO + slot; /* remembered on return */
     } else if (R->scratch && f->memo && v->memo && n <= MAX_PARAMS) {
       uint64_t h = (uint64_t)(uint32_t)fn * 0x9e3779b97f4a7c15ull;
       for (int i = 0; i < n; i++) h = (h ^ (uint64_t)S[sp - n + i]) * 0x100000001b3ull;
@@ -795,7 +675,7 @@ dispatch:
         PUSH(m->result);
         DISPATCH();
       }
-      if (!dep_open(v)) memo_slot = -1;
+      if (!vm_dep_open(v)) memo_slot = -1;
     }
     if (memo_slot < 0 && f->link >= 0) { /* a value with one definition: straight to its body */
       const rule_rec *rr = &p->rules[f->link_rule];
@@ -835,16 +715,9 @@ dispatch:
   }
   CASE(RET) {
     x = POP();
-    if (F->pad >= VM_MEMO) { /* remember a value's result with the bytes it read */
-      vm_vc_entry *e = &v->vcache->e[F->pad - VM_MEMO];
-      const func_rec *f = &p->funcs[F->fn];
-      e->fn = F->fn;
-      e->nargs = f->nparams;
-      memcpy(e->args, S + F->base, (size_t)f->nparams * sizeof *S);
-      e->result = x;
-      vc_take(v->vcache, F->fn, e, v->st);
-      dep_take(v, v->vcache, F->fn, e, v->dep);
-      dep_close(v);
+    if (F->pad >= VM_MEMO) { /* remember a value's result with what it read */
+      vm_vc_fill(v, F->pad - VM_MEMO, F->fn, S + F->base, p->funcs[F->fn].nparams, x);
+      vm_dep_close(v);
     } else if (F->pad >= 0 && R->scratch) { /* remember a value's result for this epoch */
       vm_memo *m = &v->memo[F->pad];
       const func_rec *f = &p->funcs[F->fn];
@@ -854,7 +727,7 @@ dispatch:
       memcpy(m->args, S + F->base, (size_t)f->nparams * sizeof *S);
       m->result = x;
       memcpy(m->dep, v->dep, sizeof m->dep);
-      dep_close(v);
+      vm_dep_close(v);
     }
   ret:
     sp = F->base;
@@ -1233,39 +1106,6 @@ int vm_run(vm *v) {
 
 bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err) {
   return vm_eval_at(v, fn, args, nargs, out, err, NULL);
-}
-
-bool vm_eval_cached(vm *v, int fn, const int64_t *args, int nargs, int nkey, int64_t *out) {
-  vm_vcache *vc = v->vcache;
-  if (!vc_usable(v, vc, fn) || nkey > MAX_PARAMS || nkey > nargs)
-    return vm_eval(v, fn, args, nargs, out, NULL);
-  int s = vc_slot(fn, args, nkey);
-  vm_vc_entry *e = &vc->e[s];
-  bool same = e->fn == fn && e->nargs == nkey;
-  for (int i = 0; i < nkey && same; i++) same = e->args[i] == args[i];
-  if (same && vc_same(vc, fn, e, v->st) && dep_same(v, vc, fn, e)) {
-    vc->hits++;
-    for (int k = 0; k < VM_NDEP; k++) v->dep[k] |= e->dep[k];
-    *out = e->result;
-    return true;
-  }
-  vc->misses++;
-  if (!dep_open(v)) return vm_eval(v, fn, args, nargs, out, NULL);
-  int nd = v->ndep;
-  if (!vm_eval(v, fn, args, nargs, out, NULL)) {
-    v->ndep = nd;
-    dep_close(v);
-    return false;
-  }
-  e = &vc->e[s]; /* (the evaluation may have used the slot meanwhile) */
-  e->fn = fn;
-  e->nargs = nkey;
-  if (nkey) memcpy(e->args, args, (size_t)nkey * sizeof *args);
-  e->result = *out;
-  vc_take(vc, fn, e, v->st);
-  dep_take(v, vc, fn, e, v->dep);
-  dep_close(v);
-  return true;
 }
 
 bool vm_eval_at(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err, const diag *d) {
