@@ -64,11 +64,10 @@ uint32_t diag_add_source(diag *d, const char *name, const char *text, size_t len
   size_t cap = 16;
   s.lines = mt_alloc(cap * sizeof *s.lines);
   s.lines[s.nlines++] = 0;
-  for (size_t i = 0; i < len; i++)
-    if (text[i] == '\n' && i + 1 <= len) {
-      if (s.nlines == cap) s.lines = mt_realloc(s.lines, (cap *= 2) * sizeof *s.lines);
-      s.lines[s.nlines++] = (uint32_t)(i + 1);
-    }
+  for (const char *q = text, *end = text + len; q < end && (q = memchr(q, '\n', (size_t)(end - q))) != NULL; q++) {
+    if (s.nlines == cap) s.lines = mt_realloc(s.lines, (cap *= 2) * sizeof *s.lines);
+    s.lines[s.nlines++] = (uint32_t)(q - text + 1);
+  }
   VEC_PUSH(d->src, d->nsrc, d->capsrc, s);
   return (uint32_t)(d->nsrc - 1);
 }
