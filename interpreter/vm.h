@@ -98,8 +98,9 @@ typedef struct vm_memo {
   uint64_t dep[VM_NDEP]; /* what its evaluation read (told to the callers that meet it) */
 } vm_memo;
 
-/* Values cached across decisions (reads.c builds it, the VM fills and
- * consults it): a value dispatcher whose read set is a few small variables,
+/* Values cached across decisions (vcache.c builds it from the read sets of
+ * reads.c; the VM fills and consults it, vcache.h): a value dispatcher, or a
+ * guard of the answer enumeration (entry_cache), whose read set is a few small variables,
  * perhaps the tokens, cards or leaders, and perhaps the cancellations, keeps
  * its result with a copy of the bytes it read; the result is reused while
  * those bytes are unchanged.  Variables are compared by content; the leaders
