@@ -20,9 +20,10 @@ enum {
 /* Fills P->reads_*: for each function, what it and every function it calls
  * read.  Functions compiled afterwards (console queries) count as RD_ALL. */
 void vm_reads_build(program *p);
-/* Whether function FN may be cached by content (vm_vcache): a value's
- * dispatcher that reads only variables (and cancellations) and never assigns
- * to its parameters. */
+/* Whether function FN may be kept by the value cache (vm_vcache): a value's
+ * dispatcher or a guard of the answer enumeration (entry_cache) that reads
+ * nothing but variables, tokens, cards, leaders and cancellations (not
+ * RD_ALL), and never assigns to its parameters. */
 bool vm_reads_cacheable(const program *p, int fn);
 
 /* A value cache for programs P over layout L (vm.h; vcache.c), or NULL when
