@@ -11,8 +11,11 @@
  * fused only if no jump lands strictly inside it (a jump to its first
  * instruction runs the fused form, which does the same).  At each place the
  * longest sequence is fused, and a pair gives way to a longer sequence that
- * starts at its second instruction; sequences never overlap.  Nothing here
- * knows a rule. */
+ * starts at its second instruction; sequences never overlap.  Then a JUMP or
+ * JUMP_FALSE whose target is a loop head (F_SET_NEXT) becomes F_JUMP_NEXT or
+ * F_JF_NEXT, which run the head in the same dispatch (operand unchanged).
+ * cg_plain_op says what any fused opcode stands for (the verifier and the
+ * native translator read fused code through it).  Nothing here knows a rule. */
 #include <string.h>
 
 #include "opcodes.h"
