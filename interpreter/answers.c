@@ -28,7 +28,7 @@ static bool param_domain_ex(mt_game *g, int a, int i, const int64_t *args, int64
   *pile = -1;
   if (ar->dom_fn[i] >= 0 && ar->dom_pile[i]) {
     int64_t slot;
-    if (!vm_eval(&g->v, ar->dom_fn[i], args, i, &slot, NULL)) return false;
+    if (!vm_eval_cached(&g->v, ar->dom_fn[i], args, i, i, &slot)) return false;
     *pile = (int)slot;
     return slot >= 0 && slot < g->L->npile_slots;
   }
@@ -40,9 +40,9 @@ static bool param_domain_ex(mt_game *g, int a, int i, const int64_t *args, int64
   }
   if (ar->lo_fn[i] >= 0) {
     *range = true;
-    return vm_eval(&g->v, ar->lo_fn[i], args, i, lo, NULL) && vm_eval(&g->v, ar->hi_fn[i], args, i, hi, NULL);
+    return vm_eval_cached(&g->v, ar->lo_fn[i], args, i, i, lo) && vm_eval_cached(&g->v, ar->hi_fn[i], args, i, i, hi);
   }
-  if (ar->dom_fn[i] >= 0) return vm_eval(&g->v, ar->dom_fn[i], args, i, set, NULL);
+  if (ar->dom_fn[i] >= 0) return vm_eval_cached(&g->v, ar->dom_fn[i], args, i, i, set);
   int64_t none = 0;
   switch (ar->ptype[i]) {
   case TY_FACTION: {
@@ -74,11 +74,11 @@ static bool narrow_range(mt_game *g, int a, int i, const int64_t *args, int64_t 
   int64_t b;
   bool ok = true;
   if (ar->nlo_fn[i] >= 0) {
-    if (vm_eval(&g->v, ar->nlo_fn[i], args, i, &b, NULL)) *lo = b > *lo ? b : *lo;
+    if (vm_eval_cached(&g->v, ar->nlo_fn[i], args, i, i, &b)) *lo = b > *lo ? b : *lo;
     else ok = false;
   }
   if (ar->nhi_fn[i] >= 0) {
-    if (vm_eval(&g->v, ar->nhi_fn[i], args, i, &b, NULL)) *hi = b < *hi ? b : *hi;
+    if (vm_eval_cached(&g->v, ar->nhi_fn[i], args, i, i, &b)) *hi = b < *hi ? b : *hi;
     else ok = false;
   }
   return ok; /* false: a bound could not be computed (its guard fails every value as well) */

@@ -1155,6 +1155,7 @@ static int narrow_func(cg *c, int ai, int i, bool lower) {
   if (!any) return -1;
   int fn = new_func(c, what("bound of %s.%s from its guards (%s)", a->name, a->pname[i], lower ? "low" : "high"), a->rule,
                     FN_PURE, i);
+  p->funcs[fn].entry_cache = true;
   begin(c, fn, a->ast->slot, a->span);
   narrow_ud nw = {i, temp(c), temp(c), lower};
   push_int(c, lower ? INT64_MIN : INT64_MAX);
@@ -1252,11 +1253,13 @@ static void action_funcs(cg *c, int ai) {
     if (!dom) continue;
     if (dom->kind == AST_RANGE) {
       a->lo_fn[i] = new_func(c, what("domain of %s.%s (low)", a->name, a->pname[i]), a->rule, FN_PURE, i);
+      p->funcs[a->lo_fn[i]].entry_cache = true;
       begin(c, a->lo_fn[i], slots, dom->span);
       expr(c, dom->kids[0]);
       op0(c, OP_RET);
       end(c);
       a->hi_fn[i] = new_func(c, what("domain of %s.%s (high)", a->name, a->pname[i]), a->rule, FN_PURE, i);
+      p->funcs[a->hi_fn[i]].entry_cache = true;
       begin(c, a->hi_fn[i], slots, dom->span);
       expr(c, dom->kids[1]);
       op0(c, OP_RET);
@@ -1268,6 +1271,7 @@ static void action_funcs(cg *c, int ai) {
       }
     } else {
       a->dom_fn[i] = new_func(c, what("domain of %s.%s", a->name, a->pname[i]), a->rule, FN_PURE, i);
+      p->funcs[a->dom_fn[i]].entry_cache = true;
       begin(c, a->dom_fn[i], slots, dom->span);
       expr(c, dom);
       op0(c, OP_RET);

@@ -181,8 +181,9 @@ typedef struct func_rec {
   fn_kind kind;
   const char *what;    /* "value movement_range", "trigger after shipped", ... */
   bool memo;           /* a value's dispatcher: its results may be memoised in pure evaluation */
-  bool entry_cache;    /* evaluated from C alone (an action's guards by parameter, for the answer
-                          enumeration), its refusals unread: its result may be cached like a value's */
+  bool entry_cache;    /* evaluated from C alone (an action's guards by parameter, its domains and
+                          their bounds, for the answer enumeration), its refusals unread: its result
+                          may be cached like a value's */
   int link, link_rule; /* a value's dispatcher with one definition: its body, called directly while
                           that definition's rule is in force (-1: none) */
 } func_rec;
