@@ -641,11 +641,27 @@ bool game_can_act(vm *v, int list, int64_t faction) {
   mt_choice tmp;
   enum_ctx e = {g, &tmp, 1, 0, 0, {0}, 1, 0, false, true};
   vm_memo_reset(v);
+  /* actions whose first guard is the same code (fuse.c: several questions of one card) are judged
+   * once: the state and the faction are the same throughout */
+  int judged[16], njudged = 0;
+  bool passed[16];
   for (int i = 0; i < p->nlist[list] && e.n == 0; i++) {
     e.action = p->lists[list][i];
     if (e.action < 0) continue;
     e.args[0] = faction;
-    if (p->actions[e.action].nparams > 1 && !prefix_ok(&e, 0)) continue;
+    const action_rec *ar = &p->actions[e.action];
+    if (ar->nparams > 1) {
+      int k = 0;
+      while (k < njudged && judged[k] != ar->first_same) k++;
+      bool ok;
+      if (k < njudged) {
+        ok = passed[k];
+      } else {
+        ok = prefix_ok(&e, 0);
+        if (njudged < 16) judged[njudged] = ar->first_same, passed[njudged++] = ok;
+      }
+      if (!ok) continue;
+    }
     enum_params(&e, 1);
   }
   vm_memo_reset(v); /* the run goes on changing the state */

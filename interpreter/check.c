@@ -1387,6 +1387,7 @@ static void declare_action(chk *c, int rule, node *a) {
   r.ast = a;
   r.span = a->span;
   r.cost_fn = r.guard_fn = r.effect_fn = r.tail_fn = -1;
+  r.first_same = (int)p->nactions; /* its own index (fuse.c may find an earlier one alike) */
   node *params = a->kids[0];
   for (uint32_t i = 0; i < params->nkids && i < MAX_PARAMS; i++) {
     node *pa = params->kids[i];

@@ -97,6 +97,46 @@ static const pattern *match(const program *p, const uint32_t *ins, int i, int la
   return NULL;
 }
 
+/* Do functions F and G run the same code: the same instructions with the same
+ * operands, jumps to the same place relative to their starts, the numbers of
+ * their guards (GUARD: which refusal to report) aside?  (Their counts of
+ * parameters and locals may differ: an action's first guard is run with the
+ * faction alone, every other parameter 0 like the temporaries, and verified
+ * code reads only locals both have.) */
+static bool same_code(const program *p, int f, int g) {
+  const func_rec *a = &p->funcs[f], *b = &p->funcs[g];
+  if (a->end - a->start != b->end - b->start) return false;
+  for (uint32_t k = 0; k < a->end - a->start;) {
+    uint8_t o = p->code[a->start + k];
+    if (o != p->code[b->start + k] || o >= OP__COUNT) return false;
+    uint8_t plain = cg_plain_op(o);
+    for (int j = 0; j < op_table[o].operands; j++) {
+      int32_t x = operand(p, a->start + k + 4u * (uint32_t)j), y = operand(p, b->start + k + 4u * (uint32_t)j);
+      bool jump = j == 0 && (plain == OP_JUMP || plain == OP_JUMP_FALSE || plain == OP_JUMP_TRUE || plain == OP_AND_JUMP ||
+                             plain == OP_OR_JUMP);
+      if (jump ? x - (int32_t)a->start != y - (int32_t)b->start : o == OP_GUARD ? false : x != y) return false;
+    }
+    k += len_of(o);
+  }
+  return true;
+}
+
+/* Each action's first_same (program.h): found once the code is final. */
+static void share_first_guards(program *p) {
+  for (int i = 0; i < p->nactions; i++) {
+    action_rec *a = &p->actions[i];
+    a->first_same = i;
+    if (a->nparams < 2 || a->prefix_fn[0] < 0) continue;
+    for (int j = 0; j < i; j++) {
+      const action_rec *b = &p->actions[j];
+      if (b->first_same == j && b->nparams >= 2 && b->prefix_fn[0] >= 0 && same_code(p, a->prefix_fn[0], b->prefix_fn[0])) {
+        a->first_same = j;
+        break;
+      }
+    }
+  }
+}
+
 void cg_fuse(program *p) {
   /* direct calls: a value with one definition in play, unconditional, is called straight at its
    * body while that definition's rule is in force (the VM's CALL; otherwise its dispatcher runs and
@@ -161,6 +201,7 @@ void cg_fuse(program *p) {
 
   mt_free(inner);
   mt_free(ins);
+  share_first_guards(p);
   mt_free(fn_first);
   mt_free(target);
 }

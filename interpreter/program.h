@@ -114,6 +114,8 @@ typedef struct action_rec {
   int cost_fn;       /* -1: no cost */
   int guard_fn;      /* params + cost -> bool; records failing guards */
   int prefix_fn[MAX_PARAMS]; /* enumeration: the guards whose deepest input is param i (i < nparams-1), or -1 */
+  int first_same;    /* the first action whose prefix_fn[0] is the same code as this one's (fuse.c: all but the
+                        guards' numbers), so answers alike for the same faction; this action's own index if none */
   int tail_fn;       /* enumeration: the guards reading the last param or the cost */
   int effect_fn;     /* params + cost */
   node *effect;

@@ -99,10 +99,72 @@ static void wbc_games_are_the_same(void **state) {
   same_games("wbc-2022", 43);
 }
 
+static int action_index(const program *p, const char *name) {
+  for (int i = 0; i < p->nactions; i++)
+    if (!strcmp(p->actions[i].name, name)) return i;
+  fail_msg("no action %s", name);
+  return -1;
+}
+
+/* Actions whose first guard is the same code are judged once per `can`
+ * (answers.c): the Truthtrance questions share theirs, the Ghola's two uses
+ * theirs, and the two groups differ; and wherever two actions are said to
+ * share, their first guards answer alike for every faction in positions of
+ * real games (the plain pack, which shares nothing, plays the same games:
+ * same_games). */
+static void alike_first_guards_are_judged_once(void **state) {
+  (void)state;
+  mt_rules *r = pack(NULL, false);
+  const program *p = &r->prog;
+  int ask = action_index(p, "ask_traitor");
+  const char *questions[] = {"ask_any_traitor", "ask_spice", "ask_weapon", "ask_defense", "ask_karama", "ask_prediction"};
+  for (size_t i = 0; i < sizeof questions / sizeof *questions; i++)
+    assert_int_equal(p->actions[action_index(p, questions[i])].first_same, p->actions[ask].first_same);
+  int leader = action_index(p, "ghola_revive_leader"), forces = action_index(p, "ghola_revive_forces");
+  assert_int_equal(p->actions[forces].first_same, p->actions[leader].first_same);
+  assert_true(p->actions[leader].first_same != p->actions[ask].first_same);
+  int shared = 0;
+  for (int i = 0; i < p->nactions; i++) shared += p->actions[i].first_same != i;
+  assert_true(shared >= 7);
+  mt_rules *plain = pack(NULL, true);
+  for (int i = 0; i < plain->prog.nactions; i++) assert_int_equal(plain->prog.actions[i].first_same, i);
+  mt_rules_free(plain);
+  char err[256];
+  mt_game *g = mt_game_new(r, NULL, 0, 4, err, sizeof err);
+  assert_non_null(g);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  uint64_t rng = 9;
+  int compared = 0;
+  for (int d = 0; d < 1500 && mt_status(g) == MT_WAITING; d++) {
+    if (d % 50 == 0)
+      for (int i = 0; i < p->nactions; i++) {
+        int j = p->actions[i].first_same;
+        if (j == i) continue;
+        for (int f = 0; f < r->def->nfactions; f++) {
+          int64_t args[MAX_PARAMS + 1] = {f}, x = -1, y = -2;
+          vm_memo_reset(&g->v);
+          bool ox = vm_eval(&g->v, p->actions[i].prefix_fn[0], args, p->actions[i].nparams + 1, &x, NULL);
+          vm_memo_reset(&g->v);
+          bool oy = vm_eval(&g->v, p->actions[j].prefix_fn[0], args, p->actions[j].nparams + 1, &y, NULL);
+          assert_int_equal(ox, oy);
+          if (ox) assert_int_equal(x, y);
+          compared++;
+        }
+      }
+    mt_choice c;
+    assert_int_equal(mt_sample(g, lcg, &rng, &c), 1);
+    assert_true(mt_apply(g, &c, NULL) >= 0);
+  }
+  assert_true(compared > 100);
+  mt_game_free(g);
+  mt_rules_free(r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(advanced_games_are_the_same),
       cmocka_unit_test(wbc_games_are_the_same),
+      cmocka_unit_test(alike_first_guards_are_judged_once),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   sb_free(&diag_text);

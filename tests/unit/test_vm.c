@@ -266,6 +266,41 @@ static void kinds_of_action_and_can(void **s) {
   expect_log(buf, NULL, "[9] done\n");
 }
 
+/* `can` judges once the first guards of actions that are the same code
+ * (fuse.c, answers.c); guards that differ only in the value they call are
+ * not the same: here red can cool (cold) but not heat or warm (hot). */
+static void alike_first_guards_and_can(void **s) {
+  (void)s;
+  static const char src[] =
+      "rule 1 \"r\" {\n"
+      " value hot(f: faction): bool = fuel(f) > 3\n"
+      " value cold(f: faction): bool = fuel(f) < 3\n"
+      " action carry_on(f: faction) { effect { } }\n"
+      " action heat(f: faction, n: int in 1..2) { is trick\n require hot(f)\n effect { log \"{f} heats {n}\" } }\n"
+      " action cool(f: faction, n: int in 1..2) { is trick\n require cold(f)\n effect { log \"{f} cools {n}\" } }\n"
+      " action warm(f: faction, n: int in 1..2) { is trick\n require hot(f)\n effect { log \"{f} warms {n}\" } }\n"
+      "}\n"
+      "game 9 \"t\" {\n"
+      " set fuel(red) = 1\n set fuel(blue) = 3\n set fuel(green) = 3\n"
+      " for f in factions where can(f: any trick) { act f: any trick, carry_on }\n"
+      " log \"done\"\n}\n";
+  expect_log(src, "cool red 2", "[1] red cools 2\n[9] done\n");
+  mt_rules *r = fx_compile(src);
+  assert_non_null(r);
+  const program *p = &r->prog;
+  int heat = -1, cool = -1, warm = -1;
+  for (int i = 0; i < p->nactions; i++) {
+    if (!strcmp(p->actions[i].name, "heat")) heat = i;
+    if (!strcmp(p->actions[i].name, "cool")) cool = i;
+    if (!strcmp(p->actions[i].name, "warm")) warm = i;
+  }
+  assert_true(heat >= 0 && cool >= 0 && warm >= 0);
+  assert_int_equal(p->actions[warm].first_same, heat);
+  assert_int_equal(p->actions[cool].first_same, cool);
+  assert_int_equal(p->actions[heat].first_same, heat);
+  mt_rules_free(r);
+}
+
 /* A range that ends at the largest integer lists its answers and stops there. */
 static void ranges_at_the_int64_limit(void **s) {
   (void)s;
@@ -1002,6 +1037,7 @@ int main(void) {
       cmocka_unit_test(cancelled_triggers_skip_their_where),
       cmocka_unit_test(decisions),
       cmocka_unit_test(kinds_of_action_and_can),
+      cmocka_unit_test(alike_first_guards_and_can),
       cmocka_unit_test(ranges_at_the_int64_limit),
       cmocka_unit_test(actions_and_refusals),
       cmocka_unit_test(domain_comprehension_keeps_parameter_slots),
