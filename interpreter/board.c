@@ -772,6 +772,52 @@ bool board_slot_totals(const board_layout *L, const unsigned char *st, long *tot
   return false;
 }
 
+void board_tally_free(board_tally *t) {
+  mt_free(t->first);
+  mt_free(t->locs);
+  mt_free(t->seen);
+  mt_free(t->sums);
+  mt_free(t->neg);
+  memset(t, 0, sizeof *t);
+}
+
+bool board_tally_update(board_tally *t, const board_layout *L, const unsigned char *st) {
+  int ns = L->nslots, nz = L->nzones;
+  if (t->L != L) { /* first use (or another layout): the zones' locations, nothing summed */
+    board_tally_free(t);
+    t->L = L;
+    t->first = mt_calloc((size_t)nz + 2, sizeof *t->first);
+    t->locs = mt_calloc((size_t)L->nlocs + 1, sizeof *t->locs);
+    for (int loc = 0; loc < L->nlocs; loc++) t->first[L->zone_of_loc[loc] + 2]++;
+    for (int z = 0; z < nz; z++) t->first[z + 2] += t->first[z + 1];
+    for (int loc = 0; loc < L->nlocs; loc++) t->locs[t->first[L->zone_of_loc[loc] + 1]++] = loc;
+    t->seen = mt_calloc((size_t)nz + 1, sizeof *t->seen);
+    t->sums = mt_calloc((size_t)nz * (size_t)ns + 1, sizeof *t->sums);
+    t->neg = mt_calloc((size_t)nz + 1, sizeof *t->neg);
+  }
+  const int16_t *stk = stacks(L, st);
+  bool sound = true;
+  for (int z = 0; z < nz; z++) {
+    uint64_t g = board_gen_at(L, st, board_gen_zone(L, z));
+    long *sum = t->sums + (size_t)z * (size_t)ns;
+    if (g != t->seen[z]) { /* changed since it was summed: take it out of the totals, sum it again */
+      for (int k = 0; k < ns; k++) t->totals[k] -= sum[k], sum[k] = 0;
+      t->neg[z] = false;
+      for (int i = t->first[z]; i < t->first[z + 1]; i++) {
+        const int16_t *row = stk + (size_t)t->locs[i] * (size_t)ns;
+        for (int k = 0; k < ns; k++) {
+          sum[k] += row[k];
+          t->neg[z] |= row[k] < 0;
+        }
+      }
+      for (int k = 0; k < ns; k++) t->totals[k] += sum[k];
+      t->seen[z] = g;
+    }
+    sound &= !t->neg[z];
+  }
+  return sound;
+}
+
 int board_check_piles(const board_layout *L, const unsigned char *st, int *bad_card) {
   const int16_t *cp = card_pile(L, st), *cpos = card_pos(L, st), *pn = pile_n(L, st);
   int ncards = L->def->ncards, total = 0;

@@ -437,6 +437,20 @@ int board_var_add(const board_layout *L, unsigned char *st, int var, int index, 
  * L->nslots entries.  False if some stack is negative (the first in
  * *NEG_LOC, *NEG_SLOT). */
 bool board_slot_totals(const board_layout *L, const unsigned char *st, long *totals, int *neg_loc, int *neg_slot);
+/* The same totals kept from one look to the next, zone by zone: a zone whose
+ * generation (the tokens of an area or a pool) is the one last summed is not
+ * summed again.  Zero-initialise; one tally follows states of one layout. */
+typedef struct board_tally {
+  const board_layout *L;
+  int *first, *locs;     /* the locations of each zone: locs[first[z]] .. locs[first[z + 1] - 1] */
+  uint64_t *seen;        /* [zone] the generation summed (0: none yet; the clock never gives 0) */
+  long *sums;            /* [zone * nslots + slot] */
+  bool *neg;             /* [zone] a negative stack there */
+  long totals[BOARD_MAX_FACTIONS * BOARD_MAX_KINDS];
+} board_tally;
+/* T->totals as board_slot_totals gives them for ST; false if some stack is negative. */
+bool board_tally_update(board_tally *t, const board_layout *L, const unsigned char *st);
+void board_tally_free(board_tally *t);
 /* Checks that every card in a pile sits at a distinct position below its
  * pile's count, and that the counts add up to the cards placed: 0 if so; else
  * 1 (a position outside its pile), 2 (two cards at one position) or 3 (a

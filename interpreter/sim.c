@@ -35,14 +35,18 @@
 
 /* The engine's own invariants; the first violation is described in OUT.
  * Only the parts W saw change are checked again (tokens, cards). */
-static bool engine_invariants(mt_game *g, const vm_watch *w, strbuf *out) {
+static bool engine_invariants(mt_game *g, const vm_watch *w, board_tally *tally, strbuf *out) {
   const board_layout *L = g->L;
   const board_def *def = g->r->def;
   const unsigned char *st = g->v.st;
   if (!(w->changed_fixed & (RD_TOKENS | RD_ALL))) goto piles;
-  long totals[BOARD_MAX_FACTIONS * BOARD_MAX_KINDS];
+  const long *totals = tally->totals; /* summed again only where the tokens changed (board_tally) */
   int neg_loc = -1, neg_slot = -1;
-  bool sound = board_slot_totals(L, st, totals, &neg_loc, &neg_slot);
+  bool sound = board_tally_update(tally, L, st);
+  if (!sound) { /* the first negative stack, for the message */
+    long all[BOARD_MAX_FACTIONS * BOARD_MAX_KINDS];
+    board_slot_totals(L, st, all, &neg_loc, &neg_slot);
+  }
   for (int gf = 0; gf < L->nf; gf++) {
     const board_faction *bf = &def->factions[L->faction[gf]];
     for (int k = 0; k < def->nkinds; k++) {
@@ -108,9 +112,9 @@ static bool rule_invariants(mt_game *g, vm_watch *w, strbuf *out) {
 
 /* Every invariant, the engine's and the rules', of the position after a
  * step; W is then told the position they held in. */
-static bool invariants(mt_game *g, vm_watch *w, strbuf *out) {
+static bool invariants(mt_game *g, vm_watch *w, board_tally *tally, strbuf *out) {
   vm_watch_diff(w, &g->v);
-  if (!engine_invariants(g, w, out) || !rule_invariants(g, w, out)) return false;
+  if (!engine_invariants(g, w, tally, out) || !rule_invariants(g, w, out)) return false;
   vm_watch_commit(w, &g->v);
   return true;
 }
@@ -175,6 +179,7 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
   mt_set_work_budget(g, o->work_budget);
   vm_watch inv = {0};
   vm_watch_reset(&inv, &g->v, r->prog.ninvariants);
+  board_tally tally = {0};
   uint64_t bot = seed ^ 0x626f74ull;
   strbuf why = {0};
   long step = 0;
@@ -182,7 +187,7 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
   bool bad = false;
   while (!bad) {
     PROF_MARK(0);
-    if (!o->unchecked && !invariants(g, &inv, &why)) {
+    if (!o->unchecked && !invariants(g, &inv, &tally, &why)) {
       bad = true;
       break;
     }
@@ -232,6 +237,7 @@ static void play_one(const mt_rules *r, const sim_opts *o, uint64_t seed, FILE *
   }
   sb_free(&why);
   vm_watch_free(&inv);
+  board_tally_free(&tally);
   mt_game_free(g);
 }
 

@@ -214,6 +214,31 @@ static void cards_and_piles(void **state) {
   assert_int_equal(neg_loc, res);
   assert_int_equal(neg_slot, L->slot[0][0]);
   *stk = was;
+  /* the same totals kept zone by zone (board_tally): after random moves, a stack set, and a raw
+   * write stamped with board_touch, the tally agrees with a full count; an unstamped raw write is
+   * not seen (the zones' generations are its only news) */
+  board_tally t = {0};
+  uint64_t x = 99;
+  for (int i = 0; i < 300; i++) {
+    x = x * 6364136223846793005ull + 1442695040888963407ull;
+    int owner = (int)(x >> 33) % L->nf, from = (int)(x >> 20) % L->nlocs, to = (int)(x >> 40) % L->nlocs;
+    int kind = L->slot[owner][0] >= 0 ? 0 : 1, n = board_tokens(L, st, from, owner, kind);
+    if (n > 0) board_move_tokens(L, st, owner, kind, from, to, 1 + (int)(x % (uint64_t)n));
+    if (i % 50 == 7) board_set_tokens(L, st, to, owner, kind, board_tokens(L, st, to, owner, kind) + 1);
+    assert_true(board_tally_update(&t, L, st));
+    assert_true(board_slot_totals(L, st, totals, &neg_loc, &neg_slot));
+    for (int k = 0; k < L->nslots; k++) assert_int_equal(t.totals[k], totals[k]);
+  }
+  *stk = -1;
+  assert_true(board_tally_update(&t, L, st)); /* behind the helpers' backs: unseen */
+  board_touch(L, st, BOARD_GEN_TOKENS);
+  assert_false(board_tally_update(&t, L, st)); /* stamped: seen */
+  *stk = was;
+  board_touch(L, st, BOARD_GEN_TOKENS);
+  assert_true(board_tally_update(&t, L, st));
+  assert_true(board_slot_totals(L, st, totals, &neg_loc, &neg_slot));
+  for (int k = 0; k < L->nslots; k++) assert_int_equal(t.totals[k], totals[k]);
+  board_tally_free(&t);
 }
 
 static void rng_behaviour(void **state) {
