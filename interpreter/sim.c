@@ -86,9 +86,10 @@ piles:
 static bool rule_invariants(mt_game *g, vm_watch *w, strbuf *out) {
   const program *p = &g->r->prog;
   vm_memo_reset(&g->v);
+  bool plain = g->v.vs->ncancel == 0; /* no cancellation: a rule is in force if in play (vm_rule_in_play) */
   for (int i = 0; i < p->ninvariants; i++) {
     const invariant_rec *iv = &p->invariants[i];
-    if (!vm_rule_active(&g->v, iv->rule)) {
+    if (!(plain ? vm_rule_in_play(&g->v, iv->rule) : vm_rule_active(&g->v, iv->rule))) {
       w->held[i] = 0;
       continue;
     }

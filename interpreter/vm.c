@@ -678,9 +678,7 @@ dispatch:
       if (!vm_dep_open(v)) memo_slot = -1;
     }
     if (memo_slot < 0 && f->link >= 0) { /* a value with one definition: straight to its body */
-      const rule_rec *rr = &p->rules[f->link_rule];
-      if (vs->ncancel == 0 ? !rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0)
-                           : vm_rule_active(v, f->link_rule)) {
+      if (vs->ncancel == 0 ? vm_rule_in_play(v, f->link_rule) : vm_rule_active(v, f->link_rule)) {
         fn = f->link;
         f = &p->funcs[fn];
       }
@@ -821,18 +819,16 @@ dispatch:
   CASE(RULE_ACTIVE) {
     NEED(1);
     if (vs->ncancel == 0) { /* the common case, inline: no cancellation to consult */
-      const rule_rec *rr = &p->rules[A_];
-      PUSH(!rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0));
+      PUSH(vm_rule_in_play(v, A_));
     } else {
       PUSH(vm_rule_active(v, A_));
     }
     DISPATCH();
   }
   CASE(RULE_LIVE) { /* a trigger's first test: a rule cancelled for longer than once is skipped before its where */
-    const rule_rec *rr = &p->rules[A_];
+    int32_t r = A_;
     NEED(1);
-    PUSH(vs->ncancel == 0 ? !rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0)
-                          : rule_in_force(v, a, false));
+    PUSH(vs->ncancel == 0 ? vm_rule_in_play(v, r) : rule_in_force(v, r, false));
     DISPATCH();
   }
   CASE(RULE_TRY) NEED(1); PUSH(R->scratch ? vm_rule_active(v, A_) : vm_rule_try(v, A_)); DISPATCH();
@@ -1006,9 +1002,8 @@ dispatch:
   }
   CASE(F_FIRST_TO) x = LOCAL(A_); LOCAL(AT_(7)) = x ? __builtin_ctzll((unsigned long long)x) : -1; pc = ipc + 11; DISPATCH();
   CASE(F_RULE_JF) {
-    const rule_rec *rr = &p->rules[A_];
-    bool on = vs->ncancel == 0 ? !rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0)
-                               : vm_rule_active(v, a);
+    int32_t r = A_;
+    bool on = vs->ncancel == 0 ? vm_rule_in_play(v, r) : vm_rule_active(v, r);
     pc = on ? ipc + 10 : (uint32_t)AT_(6);
     DISPATCH();
   }

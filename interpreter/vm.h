@@ -231,6 +231,13 @@ int vm_game_faction(const vm *v, int64_t f);
 int vm_var_store(vm *v, int var, const int64_t *args, int64_t x);
 int vm_call_now(vm *v, int fn, const int64_t *args, int nargs);
 bool vm_rule_active(vm *v, int r);
+/* Rule R is in play in this game: not disabled, its faction (if it has one)
+ * playing.  With no cancellation in force that is vm_rule_active's answer:
+ * the common case, which the VM and simulate judge inline. */
+static inline bool vm_rule_in_play(const vm *v, int r) {
+  const rule_rec *rr = &v->p->rules[r];
+  return !rr->disabled && (rr->faction < 0 || v->L->game_faction[rr->faction] >= 0);
+}
 /* With -DMT_PROFILE: prints the functions that executed the most instructions. */
 void vm_profile_report(const program *p);
 /* As vm_rule_active, but spends a pending one-use cancellation (giving false). */
