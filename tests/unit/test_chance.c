@@ -17,29 +17,11 @@
 #include <string.h>
 
 #include "game.h"
-
-static mt_rules *R;
-static strbuf diag_text;
-
-static void on_message(void *ud, int level, const char *text) {
-  (void)ud;
-  (void)level;
-  sb_puts(&diag_text, text);
-}
+#include "pack_fixture.h"
 
 static int group_setup(void **state) {
   (void)state;
-  mt_load L = {.components = ".", .message = on_message};
-  R = mt_rules_load(&L);
-  if (!R) fprintf(stderr, "%s", diag_text.s ? diag_text.s : "");
-  return R ? 0 : -1;
-}
-
-static int group_teardown(void **state) {
-  (void)state;
-  mt_rules_free(R);
-  sb_free(&diag_text);
-  return 0;
+  return pack_setup(0);
 }
 
 static const char *const two[] = {"atreides", "fremen"};
