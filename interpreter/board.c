@@ -442,6 +442,25 @@ static size_t align_up(size_t n, size_t a) { return (n + a - 1) / a * a; }
  * data first, then int32, int16 and byte regions, so no padding sits between
  * cells; the block's tail is padded to 8 and zeroed by init (the hash reads
  * every byte). */
+/* The first of the NEXTRA rule variables whose name is taken, by a board
+ * variable or an earlier rule variable; -1 if none.  A hash set of the names
+ * (every game's layout is built with them: no quadratic scan). */
+static int first_clash(const board_def *def, const board_var_decl *extra, int nextra) {
+  size_t cap = 16;
+  while (cap < 2 * ((size_t)def->nvars + (size_t)nextra)) cap *= 2;
+  const char **set = mt_calloc(cap, sizeof *set);
+  int clash = -1;
+  for (int i = 0; i < def->nvars + nextra && clash < 0; i++) {
+    const char *name = i < def->nvars ? def->vars[i].name : extra[i - def->nvars].name;
+    size_t h = (size_t)mt_hash_bytes(name, strlen(name), 0) & (cap - 1);
+    while (set[h] && strcmp(set[h], name) != 0) h = (h + 1) & (cap - 1);
+    if (set[h] && i >= def->nvars) clash = i - def->nvars;
+    set[h] = name;
+  }
+  mt_free(set);
+  return clash;
+}
+
 board_layout *board_layout_new(const board_def *def, const int *factions, int nf,
                                const board_var_decl *extra, int nextra, size_t ext_words,
                                strbuf *err) {
@@ -467,11 +486,10 @@ board_layout *board_layout_new(const board_def *def, const int *factions, int nf
   L->vars = mt_calloc((size_t)L->nvars + 1, sizeof *L->vars);
   L->var_off = mt_calloc((size_t)L->nvars + 1, sizeof *L->var_off);
   for (int i = 0; i < def->nvars; i++) L->vars[i] = def->vars[i]; /* shallow: def owns names */
+  int clash = nextra > 0 ? first_clash(def, extra, nextra) : -1;
   for (int i = 0; i < nextra; i++) {
     board_var *v = &L->vars[def->nvars + i];
-    bool clash = board_var_index(def, extra[i].name) >= 0;
-    for (int j = 0; j < i; j++) clash |= strcmp(extra[j].name, extra[i].name) == 0;
-    if (clash || extra[i].len < 1 || extra[i].scope == BS_SECTION || extra[i].width > 2 ||
+    if (i == clash || extra[i].len < 1 || extra[i].scope == BS_SECTION || extra[i].width > 2 ||
         extra[i].len % (extra[i].width > 1 ? extra[i].width : 1)) {
       if (err) sb_printf(err, "rule variable '%s' clashes with another or is malformed", extra[i].name);
       board_layout_free(L);

@@ -420,6 +420,33 @@ static void load_a_scenario(void **state) {
   sb_free(&errs);
 }
 
+/* A rule variable may not take the name of a board variable or of another rule variable: the
+ * layout is refused, with the name.  Many distinct names are accepted (the check is a hash set). */
+static void rule_variable_names_clash(void **state) {
+  (void)state;
+  int f[2] = {board_faction_index(DEF, "fremen"), board_faction_index(DEF, "harkonnen")};
+  enum { MANY = 300 };
+  static char names[MANY][16];
+  board_var_decl extra[MANY];
+  for (int i = 0; i < MANY; i++) {
+    snprintf(names[i], sizeof names[i], "rv_%d", i);
+    extra[i] = (board_var_decl){.name = names[i], .scope = BS_GLOBAL, .len = 1};
+  }
+  board_layout *L = board_layout_new(DEF, f, 2, extra, MANY, 0, NULL);
+  assert_non_null(L);
+  board_layout_free(L);
+  const char *taken[] = {DEF->vars[0].name, DEF->vars[DEF->nvars - 1].name, "rv_17"};
+  for (int k = 0; k < 3; k++) {
+    extra[MANY - 1 - k].name = taken[k]; /* a board variable's name; an earlier rule variable's */
+    strbuf err = {0};
+    assert_null(board_layout_new(DEF, f, 2, extra, MANY, 0, &err));
+    assert_non_null(strstr(err.s, taken[k]));
+    assert_non_null(strstr(err.s, "clashes"));
+    sb_free(&err);
+    extra[MANY - 1 - k].name = names[MANY - 1 - k];
+  }
+}
+
 /* Typed rule variables of every kind the format names: saved by id, read
  * back to the same bytes, and refused when out of their type. */
 static void typed_rule_variables(void **state) {
@@ -590,6 +617,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(save_load_round_trip, setup6, teardown6),
       cmocka_unit_test(load_a_scenario),
       cmocka_unit_test(typed_rule_variables),
+      cmocka_unit_test(rule_variable_names_clash),
       cmocka_unit_test(long_lines_load_in_linear_time),
   };
   return cmocka_run_group_tests_name("state", tests, group_setup, group_teardown);
