@@ -219,6 +219,7 @@ const mt_rules *game_rules_retain(const mt_rules *r) {
 void mt_rules_free(mt_rules *r) {
   if (!r || --r->refs > 0) return;
   vm_vcache_free(r->spare_vc);
+  mt_free(r->spare_memo);
   game_hash_free(r);
   sema_free(&r->prog);
   if (r->def && !r->def_borrowed) board_def_free(r->def);
@@ -272,6 +273,28 @@ static void bind(mt_game *g) {
   g->v.can_act = game_can_act;
 }
 
+/* The rules' spare memo (game.h), if any, becomes G's, in an epoch of its own. */
+static void take_memo(mt_game *g) {
+  mt_rules *r = (mt_rules *)(uintptr_t)g->r;
+  if (!r->spare_memo) return;
+  g->v.memo = r->spare_memo;
+  g->v.memo_epoch = r->spare_memo_epoch;
+  r->spare_memo = NULL;
+  vm_memo_reset(&g->v);
+}
+
+/* G's memo goes back to the rules (one spare), else is freed. */
+static void give_memo(mt_game *g) {
+  mt_rules *r = (mt_rules *)(uintptr_t)g->r;
+  if (g->v.memo && !r->spare_memo) {
+    r->spare_memo = g->v.memo;
+    r->spare_memo_epoch = g->v.memo_epoch;
+  } else {
+    mt_free(g->v.memo);
+  }
+  g->v.memo = NULL;
+}
+
 /* A game over layout L and state block ST (both taken). */
 static mt_game *game_take(const mt_rules *r, board_layout *L, unsigned char *st) {
   mt_game *g = mt_calloc(1, sizeof *g);
@@ -289,6 +312,7 @@ static mt_game *game_take(const mt_rules *r, board_layout *L, unsigned char *st)
   } else {
     g->v.vcache = vm_vcache_new(&r->prog, L);
   }
+  take_memo(g);
   g->v.secret_vars = mt_calloc(L->off_ext - L->off_vars + 1, 1);
   return g;
 }
@@ -390,7 +414,7 @@ void mt_game_free(mt_game *g) {
     mt_free(g->layout_ref);
   }
   mt_free(g->block);
-  mt_free(g->v.memo);
+  give_memo(g);
   mt_free(g->v.dep_save);
   mt_free(g->v.secret_vars);
   mt_free(g->v.chance);
@@ -986,6 +1010,7 @@ mt_game *mt_clone(const mt_game *g) {
   c->v = g->v;
   c->v.nrefused = 0;
   c->v.memo = NULL;
+  take_memo(c);
   c->v.dep_save = NULL;
   c->v.ndep = 0;
   if (g->v.secret_vars) { /* its own copy: a playout may begin another round */

@@ -38,6 +38,10 @@ struct mt_rules {
    * factions starts with it instead of an empty one (its entries are keyed by what they read) */
   struct vm_vcache *spare_vc;
   int spare_nf, spare_faction[BOARD_MAX_FACTIONS];
+  /* the evaluation memo of the last game or clone freed (vm.h), with its epoch: entries of older
+   * epochs never match, so the next game takes it instead of zeroing VM_MEMO entries of its own */
+  struct vm_memo *spare_memo;
+  uint32_t spare_memo_epoch;
 };
 
 struct mt_game {

@@ -1099,6 +1099,11 @@ int vm_run(vm *v) {
   return run_game(v);
 }
 
+void vm_memo_wrap(vm *v) {
+  if (v->memo) memset(v->memo, 0, VM_MEMO * sizeof *v->memo);
+  v->memo_epoch = 1;
+}
+
 bool vm_eval(vm *v, int fn, const int64_t *args, int nargs, int64_t *out, strbuf *err) {
   return vm_eval_at(v, fn, args, nargs, out, err, NULL);
 }

@@ -192,8 +192,12 @@ static inline void vm_dep(vm *v, int part, int i) {
   v->dep[part] |= i >= 0 && i < 63 ? 1ull << i : VM_DEP_ALL;
 }
 
-/* Starts a new memo epoch: call before evaluating after any state change. */
-static inline void vm_memo_reset(vm *v) { v->memo_epoch++; }
+/* Starts a new memo epoch: call before evaluating after any state change.
+ * (After 2^32 epochs the memo is emptied: an old entry never matches.) */
+void vm_memo_wrap(vm *v);
+static inline void vm_memo_reset(vm *v) {
+  if (++v->memo_epoch == 0) vm_memo_wrap(v);
+}
 
 /* Starts the game rule.  Returns the status after running to the first
  * decision (VM_WAITING), the end (VM_FINISHED) or an error (VM_FAILED). */

@@ -402,6 +402,10 @@ static void value_cache_passes_to_the_next_game(void **state) {
   assert_true(warm->v.vcache->hits >= h1); /* the first game's */
   assert_true(cold->v.vcache->hits < 100); /* the spare was taken: a new one */
   assert_true(warm->v.vcache != cold->v.vcache);
+  /* the first game's evaluation memo too, in an epoch after its last (game.h) */
+  assert_non_null(warm->v.memo);
+  assert_true(warm->v.memo_epoch > 1);
+  assert_true(warm->v.memo != cold->v.memo);
   assert_int_equal(mt_start(warm), mt_start(cold));
   for (int d = 0; d < 600 && mt_status(warm) == MT_WAITING; d++) {
     assert_int_equal(mt_hash(warm), mt_hash(cold));
@@ -417,6 +421,48 @@ static void value_cache_passes_to_the_next_game(void **state) {
   assert_true(other->v.vcache->hits < 100); /* not the Advanced six's */
   mt_game_free(other);
   mt_game_free(cold);
+  mt_rules_free(r);
+}
+
+/* After 2^32 memo epochs the count starts again at 1 and the memo is emptied:
+ * an entry of an old epoch 1 must not answer.  Here every entry claims a wrong
+ * result for position(f), the value storm_rank calls; evaluated after the wrap
+ * (the value cache off, so the call goes to the memo), storm_rank is right. */
+static void memo_epochs_wrap(void **state) {
+  (void)state;
+  mt_rules *r = pack(NULL);
+  char err[256];
+  mt_game *g = mt_game_new(r, NULL, 0, 5, err, sizeof err);
+  assert_non_null(g);
+  assert_int_equal(mt_start(g), MT_WAITING);
+  const program *p = &r->prog;
+  int rank = -1, position = -1;
+  for (int i = 0; i < p->nvalues; i++) {
+    if (!strcmp(p->values[i].name, "storm_rank")) rank = p->values[i].dispatch_fn;
+    if (!strcmp(p->values[i].name, "position")) position = p->values[i].dispatch_fn;
+  }
+  assert_true(rank >= 0 && position >= 0);
+  vm_vcache *cache = g->v.vcache;
+  g->v.vcache = NULL;
+  int64_t f = g->L->faction[0], want = 0, got = 0;
+  vm_memo_reset(&g->v);
+  assert_true(vm_eval(&g->v, rank, &f, 1, &want, NULL));
+  assert_non_null(g->v.memo);
+  for (int k = 0; k < VM_MEMO; k++)
+    g->v.memo[k] = (vm_memo){.epoch = 1, .fn = position, .nargs = 1, .args = {f}, .result = 1000};
+  g->v.memo_epoch = UINT32_MAX;
+  vm_memo_reset(&g->v);
+  assert_int_equal(g->v.memo_epoch, 1);
+  assert_true(vm_eval(&g->v, rank, &f, 1, &got, NULL));
+  assert_int_equal(got, want);
+  /* the same lie, stamped with the epoch in force, is believed: the test can fail */
+  for (int k = 0; k < VM_MEMO; k++)
+    g->v.memo[k] = (vm_memo){.epoch = 1, .fn = position, .nargs = 1, .args = {f}, .result = 1000};
+  g->v.memo_epoch = 1;
+  assert_true(vm_eval(&g->v, rank, &f, 1, &got, NULL));
+  assert_int_not_equal(got, want);
+  g->v.vcache = cache;
+  mt_game_free(g);
   mt_rules_free(r);
 }
 
@@ -475,6 +521,7 @@ int main(void) {
       cmocka_unit_test(generations_follow_every_write),
       cmocka_unit_test(value_cache_passes_to_the_next_game),
       cmocka_unit_test(the_turn_counts_when_read),
+      cmocka_unit_test(memo_epochs_wrap),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   sb_free(&diag_text);
