@@ -88,6 +88,7 @@ void board_def_free(board_def *def) {
   mt_free(def->area_dist);
   mt_free(def->sect_dist);
   mt_free(def->sect_ready);
+  mt_free(def->bfs_memo);
   mt_free(def);
 }
 
@@ -314,15 +315,52 @@ static int storm_table(const board_def *def, uint32_t storm) {
   return k + 1;
 }
 
-/* Distances (per section) from the start sections of an area or a section. */
-static void dist_from(const board_def *def, const int *src, int nsrc, uint32_t storm,
-                      uint64_t blocked, uint8_t *dist) {
+/* A search the tables cannot answer, remembered: the movement guards ask
+ * the same one for every destination they judge (reachable(origin, n,
+ * blocked_for(f)) with blocked areas), and the board never changes.  Direct
+ * mapped; an entry holds its whole key, so a hit is the search's own answer. */
+#define BFS_MEMO 64
+#define BFS_MEMO_SECTIONS 256
+typedef struct board_bfs_memo {
+  struct {
+    uint64_t blocked;
+    uint32_t storm;
+    int16_t nsrc; /* 0: empty */
+    int16_t src[BOARD_MAX_SECTORS + 1];
+    uint8_t dist[BFS_MEMO_SECTIONS];
+  } e[BFS_MEMO];
+} board_bfs_memo;
+
+static const uint8_t *memo_bfs(const board_def *def, const int *src, int nsrc, uint32_t storm, uint64_t blocked,
+                               uint8_t *buf) {
+  board_bfs_memo *m = def->bfs_memo;
+  if (!m || nsrc < 1 || nsrc > BOARD_MAX_SECTORS + 1 || def->nsections > BFS_MEMO_SECTIONS) {
+    section_bfs(def, src, nsrc, storm, blocked, buf);
+    return buf;
+  }
+  uint64_t h = (blocked ^ ((uint64_t)storm << 7)) * 0x9e3779b97f4a7c15ull;
+  for (int i = 0; i < nsrc; i++) h = (h ^ (uint32_t)src[i]) * (uint64_t)0x100000001b3u;
+  int slot = (int)(h >> 58) & (BFS_MEMO - 1);
+  bool same = m->e[slot].nsrc == nsrc && m->e[slot].blocked == blocked && m->e[slot].storm == storm;
+  for (int i = 0; i < nsrc && same; i++) same = m->e[slot].src[i] == src[i];
+  if (!same) {
+    section_bfs(def, src, nsrc, storm, blocked, m->e[slot].dist);
+    m->e[slot].nsrc = (int16_t)nsrc;
+    m->e[slot].blocked = blocked;
+    m->e[slot].storm = storm;
+    for (int i = 0; i < nsrc; i++) m->e[slot].src[i] = (int16_t)src[i];
+  }
+  return m->e[slot].dist;
+}
+
+/* Distances (per section) from the start sections of an area or a section:
+ * a table's row, a remembered search's, or BUF (nsections bytes) filled.
+ * Valid until the next search. */
+static const uint8_t *dist_from(const board_def *def, const int *src, int nsrc, uint32_t storm,
+                                uint64_t blocked, uint8_t *buf) {
   int t = blocked ? -1 : storm_table(def, storm);
   int ns = def->nsections;
-  if (t < 0) {
-    section_bfs(def, src, nsrc, storm, blocked, dist);
-    return;
-  }
+  if (t < 0) return memo_bfs(def, src, nsrc, storm, blocked, buf);
   uint8_t *tab = def->sect_dist + (size_t)t * (size_t)ns * (size_t)ns;
   for (int i = 0; i < nsrc; i++) { /* a row is searched the first time it is needed */
     uint8_t *ready = def->sect_ready + (size_t)t * (size_t)ns + (size_t)src[i];
@@ -331,12 +369,14 @@ static void dist_from(const board_def *def, const int *src, int nsrc, uint32_t s
     section_bfs(def, &src[i], 1, st, 0, tab + (size_t)src[i] * (size_t)ns);
     *ready = 1;
   }
-  memcpy(dist, tab + (size_t)src[0] * (size_t)ns, (size_t)ns);
+  if (nsrc == 1) return tab + (size_t)src[0] * (size_t)ns;
+  memcpy(buf, tab + (size_t)src[0] * (size_t)ns, (size_t)ns);
   for (int i = 1; i < nsrc; i++) {
     const uint8_t *row = tab + (size_t)src[i] * (size_t)ns;
     for (int s = 0; s < ns; s++)
-      if (row[s] < dist[s]) dist[s] = row[s];
+      if (row[s] < buf[s]) buf[s] = row[s];
   }
+  return buf;
 }
 
 static uint64_t areas_within(const board_def *def, const uint8_t *dist, int n) {
@@ -360,19 +400,19 @@ static int area_sources(const board_def *def, int area, uint32_t storm, int *src
 
 uint64_t board_reachable_from_section(const board_def *def, int section, int n, uint32_t storm,
                                       uint64_t blocked) {
-  uint8_t dist[BOARD_MAX_SECTIONS];
+  uint8_t buf[BOARD_MAX_SECTIONS];
   if (section < 0 || section >= def->nsections || n < 0) return 0;
-  dist_from(def, &section, 1, storm, blocked, dist);
-  return areas_within(def, dist, n);
+  const uint8_t *d = dist_from(def, &section, 1, storm, blocked, buf);
+  return areas_within(def, d, n);
 }
 
 uint64_t board_reachable(const board_def *def, int area, int n, uint32_t storm, uint64_t blocked) {
-  uint8_t dist[BOARD_MAX_SECTIONS];
+  uint8_t buf[BOARD_MAX_SECTIONS];
   int src[BOARD_MAX_SECTORS + 1];
   if (area < 0 || area >= def->nareas || n < 0 || def->areas[area].nsections == 0) return 0;
   int k = area_sources(def, area, storm, src);
-  dist_from(def, src, k, storm, blocked, dist);
-  return areas_within(def, dist, n);
+  const uint8_t *d = dist_from(def, src, k, storm, blocked, buf);
+  return areas_within(def, d, n);
 }
 
 static int dist_to_area(const board_def *def, const uint8_t *dist, int area) {
@@ -384,20 +424,20 @@ static int dist_to_area(const board_def *def, const uint8_t *dist, int area) {
 }
 
 int board_distance(const board_def *def, int a, int b, uint32_t storm, uint64_t blocked) {
-  uint8_t dist[BOARD_MAX_SECTIONS];
+  uint8_t buf[BOARD_MAX_SECTIONS];
   int src[BOARD_MAX_SECTORS + 1];
   if (a < 0 || b < 0 || a >= def->nareas || b >= def->nareas || def->areas[a].nsections == 0) return -1;
   int k = area_sources(def, a, storm, src);
-  dist_from(def, src, k, storm, blocked, dist);
-  return dist_to_area(def, dist, b);
+  const uint8_t *d = dist_from(def, src, k, storm, blocked, buf);
+  return dist_to_area(def, d, b);
 }
 
 int board_section_distance(const board_def *def, int from, int to_area, uint32_t storm,
                            uint64_t blocked) {
-  uint8_t dist[BOARD_MAX_SECTIONS];
+  uint8_t buf[BOARD_MAX_SECTIONS];
   if (from < 0 || from >= def->nsections || to_area < 0 || to_area >= def->nareas) return -1;
-  dist_from(def, &from, 1, storm, blocked, dist);
-  return dist_to_area(def, dist, to_area);
+  const uint8_t *d = dist_from(def, &from, 1, storm, blocked, buf);
+  return dist_to_area(def, d, to_area);
 }
 
 /* Area-level all-pairs distances, computed at load, and room for the section
@@ -432,6 +472,8 @@ void board_def_finish(board_def *def) {
   def->sect_dist = mt_alloc(per * (size_t)(def->nsectors + 1) + 1);
   mt_free(def->sect_ready);
   def->sect_ready = mt_calloc((size_t)ns * (size_t)(def->nsectors + 1) + 1, 1); /* rows filled when first used */
+  mt_free(def->bfs_memo);
+  def->bfs_memo = mt_calloc(1, sizeof *def->bfs_memo);
 }
 
 /* ---- layout ------------------------------------------------------------------ */

@@ -217,6 +217,9 @@ struct board_def {
   uint8_t *sect_dist;    /* [(storm+1)*ns*ns + s*ns + t] 0-1 distances; storm -1 = none */
   uint8_t *sect_ready;   /* [(storm+1)*ns + s]: that row of sect_dist is filled (rows are filled on first
                             use, through a const pointer: a cache, never seen to change; no threads) */
+  struct board_bfs_memo *bfs_memo; /* the last searches the tables cannot answer (areas blocked, a storm
+                                      over several sectors), by their starts, storm and blocked areas
+                                      (dist_from); a cache like sect_dist */
 };
 
 board_def *board_def_new(void);

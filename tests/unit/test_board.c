@@ -352,6 +352,45 @@ static void reachable_sets(void **state) {
     for (int n = 0; n <= 4; n++) assert_int_equal(board_reachable(DEF, a, n, 0, 0), board_within(DEF, a, n));
 }
 
+/* Searches the tables cannot answer (areas blocked, a storm over several
+ * sectors) are remembered (board.c memo_bfs): queries drawn from a pool of
+ * keys larger than the memo (so entries are both hit and evicted), each
+ * answered again with the memo off, must agree: reachability, distances and
+ * from a single section. */
+static void remembered_searches_agree(void **state) {
+  (void)state;
+  enum { KEYS = 300, QUERIES = 6000 };
+  static uint64_t blocked[KEYS], got[QUERIES];
+  static uint32_t storm[KEYS];
+  static int area[KEYS];
+  uint64_t x = 11;
+#define NEXT() (x = x * 6364136223846793005ull + 1442695040888963407ull, x >> 33)
+  for (int k = 0; k < KEYS; k++) {
+    /* few starts and storms, many blocked sets: keys that differ in one part only share slots */
+    area[k] = (int)(NEXT() % 4 * 7 % (uint64_t)DEF->nareas);
+    storm[k] = (uint32_t)(NEXT() % 3 * 0x3001u & ((1u << DEF->nsectors) - 1)); /* none, or several sectors */
+    blocked[k] = NEXT() % 4 ? (NEXT() | NEXT() << 31) & (NEXT() | NEXT() << 31) : 0;
+    if (k % 2) blocked[k] &= ~(1ull << area[k]); /* a start blocked or not */
+  }
+  for (int pass = 0; pass < 2; pass++) {
+    uint64_t y = 5;
+    struct board_bfs_memo *memo = DEF->bfs_memo;
+    if (pass == 1) DEF->bfs_memo = NULL; /* the plain search */
+    for (int q = 0; q < QUERIES; q++) {
+      y = y * 6364136223846793005ull + 1442695040888963407ull;
+      int k = (int)((y >> 33) % KEYS), b = (int)((y >> 20) % (uint64_t)DEF->nareas), m = (int)((y >> 12) % 5);
+      int sec = DEF->areas[area[k]].first_section;
+      uint64_t r = q % 3 == 0   ? board_reachable(DEF, area[k], m, storm[k], blocked[k])
+                   : q % 3 == 1 ? (uint64_t)(int64_t)board_distance(DEF, area[k], b, storm[k], blocked[k])
+                                : board_reachable_from_section(DEF, sec, m, storm[k], blocked[k]);
+      if (pass == 0) got[q] = r;
+      else assert_int_equal(got[q], r);
+    }
+    DEF->bfs_memo = memo;
+  }
+#undef NEXT
+}
+
 static void polar_sink_never_in_storm(void **state) {
   (void)state;
   int ps = A("polar_sink");
@@ -403,6 +442,7 @@ int main(void) {
       cmocka_unit_test(fremen_send_zone),
       cmocka_unit_test(distances_under_storm),
       cmocka_unit_test(reachable_sets),
+      cmocka_unit_test(remembered_searches_agree),
       cmocka_unit_test(polar_sink_never_in_storm),
       cmocka_unit_test(storm_path),
       cmocka_unit_test(names_and_sections),
