@@ -100,7 +100,7 @@ static inline const vm_vc_entry *vm_vc_find(vm *v, int fn, const int64_t *args, 
  * callees read is gathered apart.  False if too many are open (the call is
  * then not remembered). */
 static inline bool vm_dep_open(vm *v) {
-  if (!v->dep_save) v->dep_save = mt_calloc(VM_DEP_STACK, sizeof *v->dep_save);
+  if (!v->dep_save) v->dep_save = mt_alloc(VM_DEP_STACK * sizeof *v->dep_save); /* each entry written before it is read */
   if (v->ndep >= VM_DEP_STACK) return false;
   memcpy(v->dep_save[v->ndep++], v->dep, sizeof v->dep);
   memset(v->dep, 0, sizeof v->dep);
