@@ -105,13 +105,15 @@ size_t bot_candidates(mt_game *g, uint64_t *rng, mt_choice *buf) {
 }
 
 int bot_value_index(const mt_game *g) {
-  const program *p = &g->r->prog;
+  mt_rules *r = (mt_rules *)(uintptr_t)g->r; /* found once per rule set (game.h bot_value) */
+  if (r->bot_value != BOT_VALUE_UNKNOWN) return r->bot_value;
+  const program *p = &r->prog;
   int value = -1;
   for (int i = 0; i < p->nvalues; i++)
     if (!strcmp(p->values[i].name, "bot_value") && p->values[i].nparams == 1 && p->values[i].ptype[0] == TY_FACTION &&
         p->values[i].ret == TY_INT)
       value = i;
-  return value;
+  return r->bot_value = value;
 }
 
 bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out) {

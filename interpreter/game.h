@@ -42,7 +42,9 @@ struct mt_rules {
    * epochs never match, so the next game takes it instead of zeroing VM_MEMO entries of its own */
   struct vm_memo *spare_memo;
   uint32_t spare_memo_epoch;
+  int bot_value; /* the value the heuristic bot maximises (bots.c), -1 if none; BOT_VALUE_UNKNOWN: not looked up */
 };
+#define BOT_VALUE_UNKNOWN (-2)
 
 struct mt_game {
   const mt_rules *r;
