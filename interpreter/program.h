@@ -1,5 +1,5 @@
 /* program.h -- a compiled rule set: the rule registry (resolve.c), the hook
- * tables (check.c) and the bytecode (compile.c) that vm.c runs.
+ * tables (check_decl.c) and the bytecode (compile.c) that vm.c runs.
  *
  * Everything the VM needs at run time is here and immutable once compiled;
  * the mutable part of a game lives in the flat state block (vm.h, board.h).
@@ -292,7 +292,7 @@ bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options
 /* Whether one of the variants NAMES extends the Advanced game (`extends advanced`, directly or
  * through the variants it extends): applying it plays the Advanced game. */
 bool sema_variants_advanced(node *const *files, int nfiles, const char *const *names, int n);
-/* check.c: names and types; fills the hook tables.  compile.c: bytecode. */
+/* check.c, check_decl.c: names and types; fills the hook tables.  compile.c: bytecode. */
 bool sema_declare(program *p, node *const *files, int nfiles, diag *d, arena *a);
 bool sema_check(program *p, diag *d, arena *a);
 /* lint.c: the warnings of `mentat check`, on a program that checked clean

@@ -1,5 +1,5 @@
 /* ruleset_report.c -- reports over a whole compiled rule set, on top of the
- * registry (resolve.c) and the hook tables (check.c), like explain.c:
+ * registry (resolve.c) and the hook tables (check_decl.c), like explain.c:
  *   - `mentat diff`: what the chosen variants change against the same pack
  *     and ruleset without them, the page a tournament director reads before
  *     a game;
