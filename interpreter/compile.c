@@ -5,76 +5,18 @@
  * the user's code, the compiler generates the dispatchers that implement the
  * precedence ladder: one per value (definitions in precedence order, with
  * runtime conflict checks), one per event (before / instead-of or on / after,
- * triggers of different factions in the rules' trigger order) and one guard
- * function per action (each guard attributed to its rule, suppressed where a
- * superseding rule's check applies). */
+ * triggers of different factions in the rules' trigger order); the guard
+ * functions of each action are compile_action.c's (compile_int.h: what the
+ * two files share, the emission of instructions among it). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
-#include "opcodes.h"
-#include "program.h"
+#include "compile_int.h"
 
-typedef struct cg {
-  program *p;
-  diag *d;
-  mt_span span;
-  int fn;
-  int slot_base, ntemps, maxtemps;
-  uint32_t *breaks;
-  int nbreaks, capbreaks;
-  int loop_depth;
-  int break_mark[64];
-} cg;
 
-/* ---- emission ------------------------------------------------------------ */
-
-static void put_byte(cg *c, uint8_t b) { VEC_PUSH(c->p->code, c->p->ncode, c->p->capcode, b); }
-static void put_word(cg *c, int32_t w) {
-  uint8_t b[4];
-  memcpy(b, &w, 4);
-  for (int i = 0; i < 4; i++) put_byte(c, b[i]);
-}
-
-static void mark_span(cg *c) {
-  program *p = c->p;
-  if (p->nspans && p->spans[p->nspans - 1].span.file == c->span.file &&
-      p->spans[p->nspans - 1].span.start == c->span.start && p->spans[p->nspans - 1].span.end == c->span.end)
-    return;
-  if (p->nspans && p->spans[p->nspans - 1].pc == p->ncode) {
-    p->spans[p->nspans - 1].span = c->span;
-    return;
-  }
-  pcspan ps = {p->ncode, c->span};
-  VEC_PUSH(p->spans, p->nspans, p->capspans, ps);
-}
-
-static uint32_t op0(cg *c, opcode o) {
-  mark_span(c);
-  uint32_t at = c->p->ncode;
-  put_byte(c, (uint8_t)o);
-  return at;
-}
-static uint32_t op1(cg *c, opcode o, int32_t a) {
-  uint32_t at = op0(c, o);
-  put_word(c, a);
-  return at;
-}
-static uint32_t op2(cg *c, opcode o, int32_t a, int32_t b) {
-  uint32_t at = op0(c, o);
-  put_word(c, a);
-  put_word(c, b);
-  return at;
-}
-static uint32_t here(cg *c) { return c->p->ncode; }
-static void patch(cg *c, uint32_t at, uint32_t target) {
-  int32_t t = (int32_t)target;
-  memcpy(c->p->code + at + 1, &t, 4);
-}
-static uint32_t jump(cg *c, opcode o) { return op1(c, o, 0); }
-
-static void push_int(cg *c, int64_t v) {
+void cg_push_int(cg *c, int64_t v) {
   if (v >= INT32_MIN && v <= INT32_MAX) {
     op1(c, OP_PUSH_INT, (int32_t)v);
     return;
@@ -129,7 +71,7 @@ static int new_list(cg *c, const int *v, int n) {
   return p->nlists++;
 }
 
-static int new_func(cg *c, const char *what, int rule, fn_kind k, int nparams) {
+int cg_new_func(cg *c, const char *what, int rule, fn_kind k, int nparams) {
   func_rec f = {0};
   f.what = what;
   f.rule = rule;
@@ -140,28 +82,27 @@ static int new_func(cg *c, const char *what, int rule, fn_kind k, int nparams) {
   return c->p->nfuncs - 1;
 }
 
-static void begin(cg *c, int fn, int nslots, mt_span span) {
+void cg_begin(cg *c, int fn, int nslots, mt_span span) {
   c->fn = fn;
   c->slot_base = nslots;
   c->ntemps = c->maxtemps = 0;
   c->span = span;
   c->p->funcs[fn].start = here(c);
 }
-static void end(cg *c) {
+void cg_end(cg *c) {
   func_rec *f = &c->p->funcs[c->fn];
   f->end = here(c);
   f->nlocals = c->slot_base + c->maxtemps;
   if (f->nlocals < f->nparams) f->nlocals = f->nparams;
 }
-static int temp(cg *c) {
+int cg_temp(cg *c) {
   int t = c->slot_base + c->ntemps++;
   if (c->ntemps > c->maxtemps) c->maxtemps = c->ntemps;
   return t;
 }
 
 /* A function's description for traces and disassembly (owned by the program). */
-static char *what(const char *fmt, ...) MT_PRINTF(1, 2);
-static char *what(const char *fmt, ...) {
+char *cg_what(const char *fmt, ...) {
   char buf[256];
   va_list ap;
   va_start(ap, fmt);
@@ -172,8 +113,6 @@ static char *what(const char *fmt, ...) {
 
 /* ---- expressions ------------------------------------------------------------ */
 
-static void expr(cg *c, node *n);
-static void block(cg *c, node *b);
 
 typedef void (*emit_fn)(cg *c, void *ud);
 
@@ -199,7 +138,7 @@ static void loop_close(cg *c, uint32_t top, uint32_t j_end, int mark) {
 static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn body, void *ud) {
   uint32_t top = here(c);
   op1(c, OP_LOAD, set_slot);
-  push_int(c, 0);
+  cg_push_int(c, 0);
   op0(c, OP_EQ);
   uint32_t j_end = jump(c, OP_JUMP_TRUE);
   if (!key) {
@@ -210,7 +149,7 @@ static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn
     /* one member left: it comes next whatever its key, which is not computed */
     op1(c, OP_LOAD, set_slot);
     op0(c, OP_SET_COUNT);
-    push_int(c, 1);
+    cg_push_int(c, 1);
     op0(c, OP_EQ);
     uint32_t j_many = jump(c, OP_JUMP_FALSE);
     op1(c, OP_LOAD, set_slot);
@@ -218,14 +157,14 @@ static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn
     op1(c, OP_STORE, x);
     uint32_t j_single = jump(c, OP_JUMP);
     patch(c, j_many, here(c));
-    int scan = temp(c), best = temp(c), bestk = temp(c); /* BY_TAKE: the key next to the member */
+    int scan = cg_temp(c), best = cg_temp(c), bestk = cg_temp(c); /* BY_TAKE: the key next to the member */
     op1(c, OP_LOAD, set_slot);
     op1(c, OP_STORE, scan);
-    push_int(c, -1);
+    cg_push_int(c, -1);
     op1(c, OP_STORE, best);
     uint32_t l_scan = here(c);
     op1(c, OP_LOAD, scan);
-    push_int(c, 0);
+    cg_push_int(c, 0);
     op0(c, OP_EQ);
     uint32_t j_done = jump(c, OP_JUMP_TRUE);
     op1(c, OP_LOAD, scan);
@@ -236,7 +175,7 @@ static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn
     op0(c, OP_SET_SINGLE);
     op0(c, OP_SET_DIFF);
     op1(c, OP_STORE, scan);
-    expr(c, key);
+    cg_expr(c, key);
     op2(c, OP_BY_TAKE, x, best);
     (void)bestk;
     op1(c, OP_JUMP, (int32_t)l_scan);
@@ -251,7 +190,7 @@ static void set_loop(cg *c, int set_slot, int x, node *key, node *where, emit_fn
   op0(c, OP_SET_DIFF);
   op1(c, OP_STORE, set_slot);
   if (where) {
-    expr(c, where);
+    cg_expr(c, where);
     op1(c, OP_JUMP_FALSE, (int32_t)top);
   }
   int mark = loop_open(c);
@@ -264,10 +203,10 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
   if (iter->kind == AST_RANGE) {
     /* the step is taken only below HI, so a range ending at the largest
      * integer ends there instead of overflowing past it */
-    int hi = temp(c);
-    expr(c, iter->kids[0]);
+    int hi = cg_temp(c);
+    cg_expr(c, iter->kids[0]);
     op1(c, OP_STORE, x);
-    expr(c, iter->kids[1]);
+    cg_expr(c, iter->kids[1]);
     op1(c, OP_STORE, hi);
     op1(c, OP_LOAD, x);
     op1(c, OP_LOAD, hi);
@@ -276,7 +215,7 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
     uint32_t top = here(c);
     uint32_t j_skip = 0;
     if (where) {
-      expr(c, where);
+      cg_expr(c, where);
       j_skip = jump(c, OP_JUMP_FALSE);
     }
     int mark = loop_open(c);
@@ -287,7 +226,7 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
     op0(c, OP_GE);
     uint32_t j_last = jump(c, OP_JUMP_TRUE);
     op1(c, OP_LOAD, x);
-    push_int(c, 1);
+    cg_push_int(c, 1);
     op0(c, OP_ADD);
     op1(c, OP_STORE, x);
     loop_close(c, top, j_end, mark);
@@ -295,17 +234,17 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
     return;
   }
   if (iter->ty == TY_PILE) { /* top card first */
-    int pile = temp(c), i = temp(c);
-    expr(c, iter);
+    int pile = cg_temp(c), i = cg_temp(c);
+    cg_expr(c, iter);
     op1(c, OP_STORE, pile);
     op1(c, OP_LOAD, pile);
     op2(c, OP_BUILTIN, BI_pile_size, 1);
-    push_int(c, 1);
+    cg_push_int(c, 1);
     op0(c, OP_SUB);
     op1(c, OP_STORE, i);
     uint32_t top = here(c);
     op1(c, OP_LOAD, i);
-    push_int(c, 0);
+    cg_push_int(c, 0);
     op0(c, OP_GE);
     uint32_t j_end = jump(c, OP_JUMP_FALSE);
     op1(c, OP_LOAD, pile);
@@ -313,11 +252,11 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
     op0(c, OP_PILE_CARD);
     op1(c, OP_STORE, x);
     op1(c, OP_LOAD, i);
-    push_int(c, 1);
+    cg_push_int(c, 1);
     op0(c, OP_SUB);
     op1(c, OP_STORE, i);
     if (where) {
-      expr(c, where);
+      cg_expr(c, where);
       op1(c, OP_JUMP_FALSE, (int32_t)top);
     }
     int mark = loop_open(c);
@@ -325,8 +264,8 @@ static void iterate(cg *c, node *iter, int x, node *where, node *key, emit_fn bo
     loop_close(c, top, j_end, mark);
     return;
   }
-  int s = temp(c);
-  expr(c, iter);
+  int s = cg_temp(c);
+  cg_expr(c, iter);
   op1(c, OP_STORE, s);
   set_loop(c, s, x, key, where, body, ud);
 }
@@ -341,7 +280,7 @@ static void prompt_holes(cg *c, node *str) {
   int types[64];
   int n = 0;
   for (uint32_t i = 0; i < str->nkids && n < 64; i++) {
-    expr(c, str->kids[i]);
+    cg_expr(c, str->kids[i]);
     types[n++] = hole_type(str->kids[i]);
   }
   op1(c, OP_PROMPT, new_list(c, types, n));
@@ -360,15 +299,15 @@ static void agg_body(cg *c, void *ud) {
   switch (n->op) {
   case AGG_SUM:
     op1(c, OP_LOAD, a->acc);
-    expr(c, n->kids[2]);
+    cg_expr(c, n->kids[2]);
     op0(c, OP_ADD);
     op1(c, OP_STORE, a->acc);
     break;
   case AGG_ANY:
   case AGG_ALL: {
-    expr(c, n->kids[2]);
+    cg_expr(c, n->kids[2]);
     uint32_t j = jump(c, n->op == AGG_ANY ? OP_JUMP_FALSE : OP_JUMP_TRUE);
-    push_int(c, n->op == AGG_ANY);
+    cg_push_int(c, n->op == AGG_ANY);
     op1(c, OP_STORE, a->acc);
     patch(c, j, here(c));
     break;
@@ -377,8 +316,8 @@ static void agg_body(cg *c, void *ud) {
   case AGG_MAX:
   case AGG_MINBY:
   case AGG_MAXBY: {
-    int v = temp(c);
-    expr(c, n->kids[2]);
+    int v = cg_temp(c);
+    cg_expr(c, n->kids[2]);
     op1(c, OP_STORE, v);
     op1(c, OP_LOAD, a->res); /* first value seen? */
     uint32_t j_first = jump(c, OP_JUMP_FALSE);
@@ -389,7 +328,7 @@ static void agg_body(cg *c, void *ud) {
     patch(c, j_first, here(c));
     op1(c, OP_LOAD, v);
     op1(c, OP_STORE, a->acc);
-    push_int(c, 1);
+    cg_push_int(c, 1);
     op1(c, OP_STORE, a->res);
     if (n->op == AGG_MINBY || n->op == AGG_MAXBY) {
       op1(c, OP_LOAD, n->slot);
@@ -412,25 +351,25 @@ static void comp_body(cg *c, void *ud) {
 }
 
 static void call_args(cg *c, node *n) {
-  for (uint32_t i = 0; i < n->nkids; i++) expr(c, n->kids[i]);
+  for (uint32_t i = 0; i < n->nkids; i++) cg_expr(c, n->kids[i]);
 }
 
-static void expr(cg *c, node *n) {
+void cg_expr(cg *c, node *n) {
   mt_span save = c->span;
   c->span = n->span;
   switch (n->kind) {
-  case AST_INT: push_int(c, n->ival); break;
-  case AST_BOOL: push_int(c, n->ival ? 1 : 0); break;
-  case AST_NONE: push_int(c, -1); break;
-  case AST_RULEREF: push_int(c, n->ival); break;
+  case AST_INT: cg_push_int(c, n->ival); break;
+  case AST_BOOL: cg_push_int(c, n->ival ? 1 : 0); break;
+  case AST_NONE: cg_push_int(c, -1); break;
+  case AST_RULEREF: cg_push_int(c, n->ival); break;
   case AST_NAME:
     switch (n->op) {
     case REF_LOCAL: op1(c, OP_LOAD, n->slot); break;
-    case REF_CONST: push_int(c, n->ival); break;
+    case REF_CONST: cg_push_int(c, n->ival); break;
     case REF_VALUE: op2(c, OP_CALL, c->p->values[n->sym].dispatch_fn, 0); break;
     case REF_VAR: op1(c, OP_VAR_GET, n->sym); break;
     case REF_BUILTIN: op2(c, OP_BUILTIN, n->sym, 0); break;
-    default: push_int(c, 0); break;
+    default: cg_push_int(c, 0); break;
     }
     break;
   case AST_CALL:
@@ -463,40 +402,40 @@ static void expr(cg *c, node *n) {
       break;
     case CALL_TOTAL: op1(c, OP_VAR_TOTAL, n->sym); break;
     case CALL_ATTR:
-      expr(c, n->kids[0]);
+      cg_expr(c, n->kids[0]);
       op2(c, OP_ATTR, (int32_t)n->ival, n->sym);
       break;
-    default: push_int(c, 0); break;
+    default: cg_push_int(c, 0); break;
     }
     break;
   case AST_UNARY:
-    expr(c, n->kids[0]);
+    cg_expr(c, n->kids[0]);
     op0(c, n->op == BOP_NOT ? OP_NOT : OP_NEG);
     break;
   case AST_BINARY: {
     int op = n->op;
     if (op == BOP_AND || op == BOP_OR) {
-      expr(c, n->kids[0]);
+      cg_expr(c, n->kids[0]);
       uint32_t j = jump(c, op == BOP_AND ? OP_AND_JUMP : OP_OR_JUMP);
-      expr(c, n->kids[1]);
+      cg_expr(c, n->kids[1]);
       patch(c, j, here(c));
       break;
     }
     if (op == BOP_IN) {
       node *r = n->kids[1];
-      expr(c, n->kids[0]);
+      cg_expr(c, n->kids[0]);
       if (r->kind == AST_RANGE) {
-        expr(c, r->kids[0]);
-        expr(c, r->kids[1]);
+        cg_expr(c, r->kids[0]);
+        cg_expr(c, r->kids[1]);
         op0(c, OP_RANGE_HAS);
       } else {
-        expr(c, r);
+        cg_expr(c, r);
         op0(c, OP_SET_HAS);
       }
       break;
     }
-    expr(c, n->kids[0]);
-    expr(c, n->kids[1]);
+    cg_expr(c, n->kids[0]);
+    cg_expr(c, n->kids[1]);
     if ((n->kids[0]->ty & TY_SETBIT) && n->kids[0]->ty != TY_ERROR && (op == '+' || op == '-' || op == '&' || op == '|')) {
       if (n->flags == 1) op0(c, OP_SET_SINGLE);
       op0(c, op == '-' ? OP_SET_DIFF : op == '&' ? OP_SET_INTER : OP_SET_UNION);
@@ -519,26 +458,26 @@ static void expr(cg *c, node *n) {
     break;
   }
   case AST_COND: {
-    expr(c, n->kids[0]);
+    cg_expr(c, n->kids[0]);
     uint32_t j_else = jump(c, OP_JUMP_FALSE);
-    expr(c, n->kids[1]);
+    cg_expr(c, n->kids[1]);
     uint32_t j_end = jump(c, OP_JUMP);
     patch(c, j_else, here(c));
-    expr(c, n->kids[2]);
+    cg_expr(c, n->kids[2]);
     patch(c, j_end, here(c));
     break;
   }
   case AST_SETLIT:
-    push_int(c, 0);
+    cg_push_int(c, 0);
     for (uint32_t i = 0; i < n->nkids; i++) {
-      expr(c, n->kids[i]);
+      cg_expr(c, n->kids[i]);
       op0(c, OP_SET_SINGLE);
       op0(c, OP_SET_UNION);
     }
     break;
   case AST_COMPREHENSION: {
-    agg_ud a = {n, temp(c), 0, -1};
-    push_int(c, 0);
+    agg_ud a = {n, cg_temp(c), 0, -1};
+    cg_push_int(c, 0);
     op1(c, OP_STORE, a.acc);
     iterate(c, n->kids[0], n->slot, n->kids[1], NULL, comp_body, &a);
     op1(c, OP_LOAD, a.acc);
@@ -546,13 +485,13 @@ static void expr(cg *c, node *n) {
   }
   case AST_AGGREGATE: {
     bool by = n->op == AGG_MINBY || n->op == AGG_MAXBY;
-    agg_ud a = {n, temp(c), temp(c), by ? temp(c) : -1};
-    push_int(c, n->op == AGG_ALL ? 1 : 0);
+    agg_ud a = {n, cg_temp(c), cg_temp(c), by ? cg_temp(c) : -1};
+    cg_push_int(c, n->op == AGG_ALL ? 1 : 0);
     op1(c, OP_STORE, a.acc);
-    push_int(c, 0);
+    cg_push_int(c, 0);
     op1(c, OP_STORE, a.res);
     if (by) {
-      push_int(c, -1); /* none when no member qualifies */
+      cg_push_int(c, -1); /* none when no member qualifies */
       op1(c, OP_STORE, a.best);
     }
     iterate(c, n->kids[0], n->slot, n->kids[1], NULL, agg_body, &a);
@@ -560,26 +499,26 @@ static void expr(cg *c, node *n) {
     break;
   }
   case AST_CAN:
-    expr(c, n->kids[0]);
+    cg_expr(c, n->kids[0]);
     op1(c, OP_CAN, n->sym);
     break;
   case AST_ASK: {
     node *from = n->kids[2];
     prompt_holes(c, n->kids[1]);
-    expr(c, n->kids[0]);
+    cg_expr(c, n->kids[0]);
     int prompt = intern(c, n->kids[1]->str);
     if (from->kind == AST_RANGE) {
-      expr(c, from->kids[0]);
-      expr(c, from->kids[1]);
+      cg_expr(c, from->kids[0]);
+      cg_expr(c, from->kids[1]);
       op1(c, OP_ASK_RANGE, prompt);
     } else {
-      expr(c, from);
+      cg_expr(c, from);
       op2(c, OP_ASK, from->ty & ~TY_SETBIT, prompt);
     }
     break;
   }
   default:
-    push_int(c, 0);
+    cg_push_int(c, 0);
     break;
   }
   c->span = save;
@@ -589,9 +528,9 @@ static void expr(cg *c, node *n) {
 
 static void stmt(cg *c, node *s);
 
-static void block_body(cg *c, void *ud) { block(c, ud); }
+static void block_body(cg *c, void *ud) { cg_block(c, ud); }
 
-static void secret_body(cg *c, void *ud) { block(c, ud); }
+static void secret_body(cg *c, void *ud) { cg_block(c, ud); }
 
 static void stmt(cg *c, node *s) {
   mt_span save = c->span;
@@ -599,29 +538,29 @@ static void stmt(cg *c, node *s) {
   program *p = c->p;
   switch (s->kind) {
   case AST_LET:
-    expr(c, s->kids[0]);
+    cg_expr(c, s->kids[0]);
     op1(c, OP_STORE, s->slot);
     break;
   case AST_ASSIGN:
     if (s->op == 1) {
-      expr(c, s->kids[1]);
+      cg_expr(c, s->kids[1]);
       op1(c, OP_STORE, s->slot);
       break;
     }
     call_args(c, s->kids[0]);
-    expr(c, s->kids[1]);
+    cg_expr(c, s->kids[1]);
     op1(c, OP_VAR_SET, s->sym);
     break;
   case AST_IF: {
-    expr(c, s->kids[0]);
+    cg_expr(c, s->kids[0]);
     uint32_t j_else = jump(c, OP_JUMP_FALSE);
-    block(c, s->kids[1]);
+    cg_block(c, s->kids[1]);
     node *e = ast_kid(s, 2);
     if (e) {
       uint32_t j_end = jump(c, OP_JUMP);
       patch(c, j_else, here(c));
       if (e->kind == AST_IF) stmt(c, e);
-      else block(c, e);
+      else cg_block(c, e);
       patch(c, j_end, here(c));
     } else {
       patch(c, j_else, here(c));
@@ -640,13 +579,13 @@ static void stmt(cg *c, node *s) {
     break;
   }
   case AST_SIGNAL:
-    for (uint32_t i = 0; i < s->nkids; i++) expr(c, s->kids[i]);
+    for (uint32_t i = 0; i < s->nkids; i++) cg_expr(c, s->kids[i]);
     op2(c, OP_CALL, p->events[s->sym].dispatch_fn, (int32_t)s->nkids);
     op0(c, OP_POP);
     break;
   case AST_RUN:
     if (s->op == RUN_PROC) {
-      for (uint32_t i = 0; i < s->nkids; i++) expr(c, s->kids[i]);
+      for (uint32_t i = 0; i < s->nkids; i++) cg_expr(c, s->kids[i]);
       op2(c, OP_CALL, p->procs[s->sym].fn, (int32_t)s->nkids);
       op0(c, OP_POP);
     } else if (s->op == RUN_RULE && p->rules[s->sym].body_fn >= 0) {
@@ -663,22 +602,22 @@ static void stmt(cg *c, node *s) {
     break;
   case AST_MAY: {
     prompt_holes(c, s->kids[1]);
-    expr(c, s->kids[0]);
+    cg_expr(c, s->kids[0]);
     op1(c, OP_MAY, intern(c, s->kids[1]->str));
     uint32_t j = jump(c, OP_JUMP_FALSE);
-    block(c, s->kids[2]);
+    cg_block(c, s->kids[2]);
     patch(c, j, here(c));
     break;
   }
   case AST_ACT:
-    expr(c, s->kids[0]);
+    cg_expr(c, s->kids[0]);
     op1(c, OP_ACT, s->sym);
     op0(c, OP_POP);
     break;
   case AST_SECRET: {
     int keep = c->ntemps;
-    int set = temp(c);
-    expr(c, s->kids[0]);
+    int set = cg_temp(c);
+    cg_expr(c, s->kids[0]);
     op1(c, OP_STORE, set);
     op1(c, OP_SECRET, 1);
     set_loop(c, set, s->slot, NULL, NULL, secret_body, s->kids[1]);
@@ -687,7 +626,7 @@ static void stmt(cg *c, node *s) {
     break;
   }
   case AST_CANCEL:
-    expr(c, s->kids[0]);
+    cg_expr(c, s->kids[0]);
     op1(c, OP_CANCEL, (int32_t)s->ival);
     break;
   case AST_LOG: {
@@ -695,7 +634,7 @@ static void stmt(cg *c, node *s) {
     int types[64];
     int n = 0;
     for (uint32_t i = 0; i < str->nkids && n < 64; i++) {
-      expr(c, str->kids[i]);
+      cg_expr(c, str->kids[i]);
       types[n++] = hole_type(str->kids[i]);
     }
     op2(c, OP_LOG, intern(c, str->str), new_list(c, types, n));
@@ -703,7 +642,7 @@ static void stmt(cg *c, node *s) {
   }
   case AST_FINISH: op0(c, OP_FINISH); break;
   case AST_EXPRSTMT:
-    expr(c, s->kids[0]);
+    cg_expr(c, s->kids[0]);
     op0(c, OP_POP);
     break;
   default: break;
@@ -711,7 +650,7 @@ static void stmt(cg *c, node *s) {
   c->span = save;
 }
 
-static void block(cg *c, node *b) {
+void cg_block(cg *c, node *b) {
   for (uint32_t i = 0; b && i < b->nkids; i++)
     if (b->kids[i]) stmt(c, b->kids[i]);
 }
@@ -726,7 +665,7 @@ static void rule_body(cg *c, int r) {
   program *p = c->p;
   rule_rec *rr = &p->rules[r];
   node *items = rr->items;
-  begin(c, rr->body_fn, items ? items->slot : 0, rr->span);
+  cg_begin(c, rr->body_fn, items ? items->slot : 0, rr->span);
   for (uint32_t i = 0; items && i < items->nkids; i++) {
     node *it = items->kids[i];
     if (!it || is_member(it)) continue;
@@ -753,7 +692,7 @@ static void rule_body(cg *c, int r) {
     stmt(c, it);
   }
   op0(c, OP_RET_VOID);
-  end(c);
+  cg_end(c);
 }
 
 static bool rule_runs(const rule_rec *rr) {
@@ -768,7 +707,7 @@ static bool rule_runs(const rule_rec *rr) {
 
 /* ---- values --------------------------------------------------------------------- */
 
-static void load_params(cg *c, int n) {
+void cg_load_params(cg *c, int n) {
   for (int i = 0; i < n; i++) op1(c, OP_LOAD, i);
 }
 
@@ -780,9 +719,9 @@ static void value_funcs(cg *c, value_rec *v) {
     node *ast = d->ast;
     d->match_fn = -1;
     if (d->guarded) {
-      d->match_fn = new_func(c, what("match of value %s in rule %s", v->name, p->rules[d->rule].id), d->rule,
+      d->match_fn = cg_new_func(c, cg_what("match of value %s in rule %s", v->name, p->rules[d->rule].id), d->rule,
                              FN_PURE, v->nparams);
-      begin(c, d->match_fn, ast->slot, ast->span);
+      cg_begin(c, d->match_fn, ast->slot, ast->span);
       uint32_t fails[MAX_PARAMS + 1];
       int nf = 0;
       node *params = ast->kids[0];
@@ -791,33 +730,33 @@ static void value_funcs(cg *c, value_rec *v) {
         if (pa->flags != 1) continue;
         c->span = pa->span;
         op1(c, OP_LOAD, (int32_t)k);
-        expr(c, pa);
+        cg_expr(c, pa);
         op0(c, OP_EQ);
         fails[nf++] = jump(c, OP_JUMP_FALSE);
       }
       if (ast->kids[2]) {
-        expr(c, ast->kids[2]);
+        cg_expr(c, ast->kids[2]);
         fails[nf++] = jump(c, OP_JUMP_FALSE);
       }
-      push_int(c, 1);
+      cg_push_int(c, 1);
       op0(c, OP_RET);
       for (int k = 0; k < nf; k++) patch(c, fails[k], here(c));
-      push_int(c, 0);
+      cg_push_int(c, 0);
       op0(c, OP_RET);
-      end(c);
+      cg_end(c);
     }
-    d->body_fn = new_func(c, what("value %s in rule %s", v->name, p->rules[d->rule].id), d->rule, FN_PURE,
+    d->body_fn = cg_new_func(c, cg_what("value %s in rule %s", v->name, p->rules[d->rule].id), d->rule, FN_PURE,
                           v->nparams);
-    begin(c, d->body_fn, ast->slot, ast->kids[3]->span);
-    expr(c, ast->kids[3]);
+    cg_begin(c, d->body_fn, ast->slot, ast->kids[3]->span);
+    cg_expr(c, ast->kids[3]);
     op0(c, OP_RET);
-    end(c);
+    cg_end(c);
   }
 }
 
 static void value_dispatch(cg *c, value_rec *v) {
   program *p = c->p;
-  begin(c, v->dispatch_fn, v->nparams, v->span);
+  cg_begin(c, v->dispatch_fn, v->nparams, v->span);
   for (int i = 0; i < v->ndefs; i++) {
     value_def *d = &v->defs[i];
     rule_rec *r = &p->rules[d->rule];
@@ -826,7 +765,7 @@ static void value_dispatch(cg *c, value_rec *v) {
     op1(c, OP_RULE_ACTIVE, d->rule);
     uint32_t j1 = jump(c, OP_JUMP_FALSE), j2 = 0;
     if (d->match_fn >= 0) {
-      load_params(c, v->nparams);
+      cg_load_params(c, v->nparams);
       op2(c, OP_CALL, d->match_fn, v->nparams);
       j2 = jump(c, OP_JUMP_FALSE);
     }
@@ -843,7 +782,7 @@ static void value_dispatch(cg *c, value_rec *v) {
       op1(c, OP_RULE_ACTIVE, e->rule);
       uint32_t k1 = jump(c, OP_JUMP_FALSE), k2 = 0;
       if (e->match_fn >= 0) {
-        load_params(c, v->nparams);
+        cg_load_params(c, v->nparams);
         op2(c, OP_CALL, e->match_fn, v->nparams);
         k2 = jump(c, OP_JUMP_FALSE);
       }
@@ -851,16 +790,16 @@ static void value_dispatch(cg *c, value_rec *v) {
       patch(c, k1, here(c));
       if (k2) patch(c, k2, here(c));
     }
-    load_params(c, v->nparams);
+    cg_load_params(c, v->nparams);
     op2(c, OP_CALL, d->body_fn, v->nparams);
     op0(c, OP_RET);
     patch(c, j1, here(c));
     if (j2) patch(c, j2, here(c));
   }
   op1(c, OP_NO_DEF, (int32_t)(v - p->values));
-  push_int(c, 0);
+  cg_push_int(c, 0);
   op0(c, OP_RET);
-  end(c);
+  cg_end(c);
 }
 
 /* ---- events ----------------------------------------------------------------------- */
@@ -874,13 +813,13 @@ static void try_trigger(cg *c, trigger_rec *t, int nparams) {
   op1(c, OP_RULE_LIVE, t->rule);
   uint32_t j1 = jump(c, OP_JUMP_FALSE), j2 = 0;
   if (t->where_fn >= 0) {
-    load_params(c, nparams);
+    cg_load_params(c, nparams);
     op2(c, OP_CALL, t->where_fn, nparams);
     j2 = jump(c, OP_JUMP_FALSE);
   }
   op1(c, OP_RULE_TRY, t->rule);
   uint32_t j3 = jump(c, OP_JUMP_FALSE);
-  load_params(c, nparams);
+  cg_load_params(c, nparams);
   op2(c, OP_CALL, t->body_fn, nparams);
   op0(c, OP_POP);
   patch(c, j1, here(c));
@@ -899,7 +838,7 @@ static void owned_triggers(cg *c, void *ud) {
     trigger_rec *t = &p->triggers[i];
     if (t->event != u->event || t->timing != u->timing || t->owner < 0 || p->rules[t->rule].disabled) continue;
     op1(c, OP_LOAD, u->f);
-    push_int(c, t->owner);
+    cg_push_int(c, t->owner);
     op0(c, OP_EQ);
     uint32_t j = jump(c, OP_JUMP_FALSE);
     try_trigger(c, t, u->nparams);
@@ -918,9 +857,9 @@ static void timing_group(cg *c, int ev, int timing, int nparams) {
   }
   if (!owners) return;
   /* faction-owned triggers: in the rules' trigger order */
-  int set = temp(c), f = temp(c);
+  int set = cg_temp(c), f = cg_temp(c);
   op2(c, OP_BUILTIN, BI_factions, 0);
-  push_int(c, (int64_t)owners);
+  cg_push_int(c, (int64_t)owners);
   op0(c, OP_SET_INTER);
   op1(c, OP_STORE, set);
   node key = {0};
@@ -943,7 +882,7 @@ static void timing_group(cg *c, int ev, int timing, int nparams) {
 static void event_dispatch(cg *c, int ev) {
   program *p = c->p;
   event_rec *e = &p->events[ev];
-  begin(c, e->dispatch_fn, e->nparams, e->span);
+  cg_begin(c, e->dispatch_fn, e->nparams, e->span);
   timing_group(c, ev, TRIG_BEFORE, e->nparams);
   /* instead-of triggers: the first applicable in precedence order */
   int order[512];
@@ -970,13 +909,13 @@ static void event_dispatch(cg *c, int ev) {
     op1(c, OP_RULE_LIVE, t->rule);
     uint32_t j1 = jump(c, OP_JUMP_FALSE), j2 = 0;
     if (t->where_fn >= 0) {
-      load_params(c, e->nparams);
+      cg_load_params(c, e->nparams);
       op2(c, OP_CALL, t->where_fn, e->nparams);
       j2 = jump(c, OP_JUMP_FALSE);
     }
     op1(c, OP_RULE_TRY, t->rule);
     uint32_t j3 = jump(c, OP_JUMP_FALSE);
-    load_params(c, e->nparams);
+    cg_load_params(c, e->nparams);
     op2(c, OP_CALL, t->body_fn, e->nparams);
     op0(c, OP_POP);
     done[nd++] = jump(c, OP_JUMP);
@@ -987,365 +926,9 @@ static void event_dispatch(cg *c, int ev) {
   timing_group(c, ev, TRIG_ON, e->nparams);
   for (int k = 0; k < nd; k++) patch(c, done[k], here(c));
   timing_group(c, ev, TRIG_AFTER, e->nparams);
-  push_int(c, 0);
+  cg_push_int(c, 0);
   op0(c, OP_RET);
-  end(c);
-}
-
-/* ---- actions -------------------------------------------------------------------------- */
-
-/* The highest parameter slot (at most TOP: the parameters and the cost) an
- * expression reads, or -1.  Higher slots are bound inside the expression
- * (an aggregate's or comprehension's variable) and do not count. */
-static int max_slot(const node *n, int top) {
-  if (!n) return -1;
-  int m = n->kind == AST_NAME && n->op == REF_LOCAL && n->slot <= top ? n->slot : -1;
-  for (uint32_t i = 0; i < n->nkids; i++) {
-    int k = max_slot(n->kids[i], top);
-    if (k > m) m = k;
-  }
-  return m;
-}
-
-/* The deepest input (parameter index, or nparams for the cost; -1 for
- * none) of guard GR's suppression: its check's where-clause and those of the
- * checks that supersede its rule. */
-static int suppression_need(const program *p, int ai, const guard_rec *gr) {
-  const action_rec *a = &p->actions[ai];
-  int need = -1;
-  if (gr->check >= 0 && p->checks[gr->check].ast->kids[1]) need = max_slot(p->checks[gr->check].ast->kids[1], a->nparams);
-  for (int k = 0; k < p->nchecks; k++) {
-    const check_rec *ck = &p->checks[k];
-    if (ck->action == ai && !p->rules[ck->rule].disabled && sema_supersedes(p, ck->rule, gr->rule)) {
-      int w = ck->ast->kids[1] ? max_slot(ck->ast->kids[1], a->nparams) : -1;
-      if (w > need) need = w;
-    }
-  }
-  return need;
-}
-
-/* A guard that bounds integer parameter I: `require x OP e` (a forbid
- * inverts OP) with e reading only earlier parameters.  Sets *E and which
- * bound it gives: x >= *E + *ADJ (LOWER) and/or x <= *E + *ADJ (UPPER). */
-typedef struct bound_shape {
-  node *e;
-  int adj;
-  bool lower, upper;
-} bound_shape;
-
-static bool guard_bound(const action_rec *a, const guard_rec *gr, int i, bound_shape *b) {
-  const node *n = gr->cond;
-  if (!n || n->kind != AST_BINARY || n->nkids != 2) return false;
-  int op = n->op;
-  node *x = n->kids[0], *e = n->kids[1];
-  bool is_x0 = x->kind == AST_NAME && x->op == REF_LOCAL && x->slot == i;
-  bool is_x1 = e->kind == AST_NAME && e->op == REF_LOCAL && e->slot == i;
-  if (is_x1 && !is_x0) { /* e OP x: mirror it to x OP' e */
-    node *t = x;
-    x = e, e = t;
-    op = op == '<' ? '>' : op == '>' ? '<' : op == BOP_LE ? BOP_GE : op == BOP_GE ? BOP_LE : op;
-  } else if (!is_x0) {
-    return false;
-  }
-  if (max_slot(e, a->nparams) >= i) return false;
-  if (gr->forbid) /* forbid x OP e == require x (not OP) e; forbid x == e leaves a hole: no bound */
-    op = op == '<' ? BOP_GE : op == BOP_LE ? '>' : op == '>' ? BOP_LE : op == BOP_GE ? '<' : 0;
-  *b = (bound_shape){e, 0, false, false};
-  switch (op) {
-  case '>': b->lower = true, b->adj = 1; break;
-  case BOP_GE: b->lower = true; break;
-  case '<': b->upper = true, b->adj = -1; break;
-  case BOP_LE: b->upper = true; break;
-  case BOP_EQ: b->lower = b->upper = true; break;
-  default: return false;
-  }
-  return true;
-}
-
-/* What emit_guards emits for each guard: the guard itself, or (NARROW) the
- * bound it puts on parameter PARAM, folded into local ACC (the greatest
- * lower bound when LOWER, else the least upper bound). */
-typedef struct narrow_ud {
-  int param, acc, tmp;
-  bool lower;
-} narrow_ud;
-
-/* Emits the guards of action A whose deepest input (parameter index, or
- * nparams for the cost; -1 for none) lies in LO..HI (all guards when
- * ALL), each with its suppression; with NW, only the guards bounding its
- * parameter whose suppression reads earlier parameters, as bounds. */
-static void emit_guards(cg *c, int ai, int lo, int hi, bool all, const narrow_ud *nw) {
-  program *p = c->p;
-  action_rec *a = &p->actions[ai];
-  for (int g = 0; g < a->nguards; g++) {
-    guard_rec *gr = &a->guards[g];
-    bound_shape bs = {0};
-    if (nw) {
-      if (!guard_bound(a, gr, nw->param, &bs) || (nw->lower ? !bs.lower : !bs.upper)) continue;
-      if (suppression_need(p, ai, gr) >= nw->param) continue;
-    } else if (!all) {
-      int need = max_slot(gr->cond, a->nparams), w = suppression_need(p, ai, gr);
-      if (w > need) need = w;
-      if (need < lo || need > hi) continue;
-    }
-    c->span = gr->span;
-    uint32_t skips[64];
-    int ns = 0;
-    for (int k = 0; k < p->nchecks && ns < 60; k++) {
-      check_rec *ck = &p->checks[k];
-      if (ck->action != ai || p->rules[ck->rule].disabled) continue;
-      if (!sema_supersedes(p, ck->rule, gr->rule)) continue;
-      op1(c, OP_RULE_ACTIVE, ck->rule);
-      uint32_t j_not = jump(c, OP_JUMP_FALSE);
-      if (ck->where_fn >= 0) {
-        load_params(c, a->nparams + 1);
-        op2(c, OP_CALL, ck->where_fn, a->nparams + 1);
-        skips[ns++] = jump(c, OP_JUMP_TRUE);
-      } else {
-        skips[ns++] = jump(c, OP_JUMP);
-      }
-      patch(c, j_not, here(c));
-    }
-    op1(c, OP_RULE_ACTIVE, gr->decl_rule);
-    skips[ns++] = jump(c, OP_JUMP_FALSE);
-    op1(c, OP_RULE_ACTIVE, gr->rule);
-    skips[ns++] = jump(c, OP_JUMP_FALSE);
-    if (gr->check >= 0 && p->checks[gr->check].where_fn >= 0) { /* a check's guards apply where its clause holds */
-      load_params(c, a->nparams + 1);
-      op2(c, OP_CALL, p->checks[gr->check].where_fn, a->nparams + 1);
-      skips[ns++] = jump(c, OP_JUMP_FALSE);
-    }
-    if (nw) { /* acc = max(acc, e + adj) for a lower bound, min for an upper one */
-      expr(c, bs.e);
-      if (bs.adj) {
-        push_int(c, bs.adj);
-        op0(c, OP_ADD);
-      }
-      op1(c, OP_STORE, nw->tmp);
-      op1(c, OP_LOAD, nw->tmp);
-      op1(c, OP_LOAD, nw->acc);
-      op0(c, nw->lower ? OP_GT : OP_LT);
-      uint32_t j_keep = jump(c, OP_JUMP_FALSE);
-      op1(c, OP_LOAD, nw->tmp);
-      op1(c, OP_STORE, nw->acc);
-      patch(c, j_keep, here(c));
-    } else {
-      expr(c, gr->cond);
-      if (gr->forbid) op0(c, OP_NOT);
-      op1(c, OP_GUARD, g);
-    }
-    for (int k = 0; k < ns; k++) patch(c, skips[k], here(c));
-  }
-}
-
-/* The bound the guards put on integer parameter I of action AI (lower or
- * upper): a pure function of the earlier parameters, or -1 when no guard
- * bounds it.  Enumeration and sampling skip the values outside it, which
- * those guards would refuse anyway; judging an answer still runs the guards,
- * so refusals keep their rules. */
-static int narrow_func(cg *c, int ai, int i, bool lower) {
-  program *p = c->p;
-  action_rec *a = &p->actions[ai];
-  bool any = false;
-  for (int g = 0; g < a->nguards && !any; g++) {
-    bound_shape bs;
-    any = guard_bound(a, &a->guards[g], i, &bs) && (lower ? bs.lower : bs.upper) &&
-          suppression_need(p, ai, &a->guards[g]) < i;
-  }
-  if (!any) return -1;
-  int fn = new_func(c, what("bound of %s.%s from its guards (%s)", a->name, a->pname[i], lower ? "low" : "high"), a->rule,
-                    FN_PURE, i);
-  p->funcs[fn].entry_cache = true;
-  begin(c, fn, a->ast->slot, a->span);
-  narrow_ud nw = {i, temp(c), temp(c), lower};
-  push_int(c, lower ? INT64_MIN : INT64_MAX);
-  op1(c, OP_STORE, nw.acc);
-  emit_guards(c, ai, 0, 0, false, &nw);
-  op1(c, OP_LOAD, nw.acc);
-  op0(c, OP_RET);
-  end(c);
-  return fn;
-}
-
-/* The guards judged at parameter I of action AI (at the tail, those reading
- * the last parameter or the cost) are all bounds that the narrowing
- * functions apply in full, and no cost reads I: every value of the narrowed
- * range passes them (game.c then counts and samples the range as an
- * interval, whatever its width). */
-static bool exact_interval(const program *p, int ai, int i) {
-  const action_rec *a = &p->actions[ai];
-  bool last = i + 1 == a->nparams;
-  if (a->ptype[i] != TY_INT || !a->pdomain[i] || a->pdomain[i]->kind != AST_RANGE) return false;
-  if (last && a->cost && max_slot(a->cost, a->nparams) >= i) return false;
-  for (int g = 0; g < a->nguards; g++) {
-    const guard_rec *gr = &a->guards[g];
-    int w = suppression_need(p, ai, gr), need = max_slot(gr->cond, a->nparams);
-    if (w > need) need = w;
-    if (need != i && !(last && need == a->nparams)) continue; /* judged at another level */
-    bound_shape bs;
-    if (!guard_bound(a, gr, i, &bs) || w >= i) return false;
-  }
-  return true;
-}
-
-/* How many values parameter I of action AI may take at most, from its type
- * and a constant domain (-1: unknown, such as 1..spice(f)); an exact
- * interval counts 1, since it is counted and sampled without a walk. */
-static double param_width(const program *p, int ai, int i) {
-  const action_rec *a = &p->actions[ai];
-  const board_def *def = p->def;
-  node *dom = a->pdomain[i];
-  if (a->ptype[i] == TY_INT) {
-    if (a->exact[i] && i + 1 == a->nparams) return 1;
-    if (!dom || dom->kind != AST_RANGE || a->nlo_fn[i] >= 0 || a->nhi_fn[i] >= 0) return -1;
-    int64_t b[2];
-    for (int k = 0; k < 2; k++) {
-      node *e = dom->kids[k];
-      bool neg = e->kind == AST_UNARY && e->op == BOP_NEG && e->nkids == 1;
-      if (neg) e = e->kids[0];
-      if (e->kind != AST_INT) return -1;
-      b[k] = neg ? -e->ival : e->ival;
-    }
-    return b[1] < b[0] ? 0 : (double)b[1] - (double)b[0] + 1;
-  }
-  switch (a->ptype[i]) {
-  case TY_FACTION: return def->nfactions;
-  case TY_TERRITORY: return def->nareas;
-  case TY_SECTOR: return def->nsectors;
-  case TY_CARD: return def->ncards;
-  case TY_LEADER: return def->nleaders;
-  case TY_KIND: return def->nkinds;
-  case TY_BOOL: return 2;
-  default: return a->ptype[i] >= TY_ENUM0 && a->ptype[i] - TY_ENUM0 < p->nenums ? p->enums[a->ptype[i] - TY_ENUM0].nvalues : -1;
-  }
-}
-
-/* A warning for an action whose answers, walked value by value, may number
- * more than this: listing or sampling it could exhaust a decision's work
- * budget (mt_set_work_budget).  Exact intervals count as one value. */
-#define EXPLODING_ANSWERS 1e6
-
-static void warn_explosion(cg *c, int ai) {
-  const action_rec *a = &c->p->actions[ai];
-  double n = 1;
-  strbuf why = {0};
-  for (int i = 1; i < a->nparams; i++) {
-    double w = param_width(c->p, ai, i);
-    if (w <= 1) continue; /* unknown, or counted at once */
-    n *= w;
-    sb_printf(&why, "%s%s: %.0f", why.n ? " x " : "", a->pname[i], w);
-  }
-  if (n > EXPLODING_ANSWERS)
-    diag_warning(c->d, a->span,
-                 "the answers of action '%s' may number %.0f (%s), walked value by value: no guard bounds its "
-                 "integer parameters as an interval (require n <= e), so listing or sampling a decision may "
-                 "exhaust its work budget",
-                 a->name, n, why.s);
-  sb_free(&why);
-}
-
-static void action_funcs(cg *c, int ai) {
-  program *p = c->p;
-  action_rec *a = &p->actions[ai];
-  int slots = a->ast->slot;
-  for (int i = 0; i < a->nparams; i++) {
-    node *dom = a->pdomain[i];
-    if (!dom) continue;
-    if (dom->kind == AST_RANGE) {
-      a->lo_fn[i] = new_func(c, what("domain of %s.%s (low)", a->name, a->pname[i]), a->rule, FN_PURE, i);
-      p->funcs[a->lo_fn[i]].entry_cache = true;
-      begin(c, a->lo_fn[i], slots, dom->span);
-      expr(c, dom->kids[0]);
-      op0(c, OP_RET);
-      end(c);
-      a->hi_fn[i] = new_func(c, what("domain of %s.%s (high)", a->name, a->pname[i]), a->rule, FN_PURE, i);
-      p->funcs[a->hi_fn[i]].entry_cache = true;
-      begin(c, a->hi_fn[i], slots, dom->span);
-      expr(c, dom->kids[1]);
-      op0(c, OP_RET);
-      end(c);
-      if (a->ptype[i] == TY_INT) {
-        a->nlo_fn[i] = narrow_func(c, ai, i, true);
-        a->nhi_fn[i] = narrow_func(c, ai, i, false);
-        a->exact[i] = exact_interval(p, ai, i);
-      }
-    } else {
-      a->dom_fn[i] = new_func(c, what("domain of %s.%s", a->name, a->pname[i]), a->rule, FN_PURE, i);
-      p->funcs[a->dom_fn[i]].entry_cache = true;
-      begin(c, a->dom_fn[i], slots, dom->span);
-      expr(c, dom);
-      op0(c, OP_RET);
-      end(c);
-    }
-  }
-  warn_explosion(c, ai);
-  if (a->cost) {
-    a->cost_fn = new_func(c, what("cost of action %s", a->name), a->rule, FN_PURE, a->nparams);
-    begin(c, a->cost_fn, slots, a->cost->span);
-    expr(c, a->cost);
-    op0(c, OP_RET);
-    end(c);
-  }
-  /* where-clauses of checks */
-  for (int k = 0; k < p->nchecks; k++) {
-    check_rec *ck = &p->checks[k];
-    if (ck->action != ai || !ck->ast->kids[1]) continue;
-    ck->where_fn = new_func(c, what("where of check %s in rule %s", a->name, p->rules[ck->rule].id), ck->rule,
-                            FN_PURE, a->nparams + 1);
-    begin(c, ck->where_fn, ck->ast->slot, ck->ast->kids[1]->span);
-    expr(c, ck->ast->kids[1]);
-    op0(c, OP_RET);
-    end(c);
-  }
-  a->guard_fn = new_func(c, what("guards of action %s", a->name), a->rule, FN_PURE, a->nparams + 1);
-  begin(c, a->guard_fn, slots, a->span);
-  /* the action's own rule must be in force (a cancelled ability cannot be used) */
-  op1(c, OP_RULE_ACTIVE, a->rule);
-  op1(c, OP_GUARD, -1);
-  emit_guards(c, ai, 0, 0, true, NULL);
-  op0(c, OP_GUARD_RESULT);
-  op0(c, OP_RET);
-  end(c);
-  /* Enumeration checks each guard once, at the deepest parameter it reads:
-   * level i those whose deepest input is parameter i (level 0: none or the
-   * faction, with the rule in force), the tail those reading the last
-   * parameter or the cost. */
-  for (int i = 0; i + 1 < a->nparams; i++) {
-    a->prefix_fn[i] = new_func(c, what("guards of action %s at parameter %d", a->name, i + 1), a->rule, FN_PURE,
-                               a->nparams + 1);
-    p->funcs[a->prefix_fn[i]].entry_cache = true;
-    begin(c, a->prefix_fn[i], slots, a->span);
-    if (i == 0) {
-      op1(c, OP_RULE_ACTIVE, a->rule);
-      op1(c, OP_GUARD, -1);
-    }
-    emit_guards(c, ai, i == 0 ? -1 : i, i, false, NULL);
-    op0(c, OP_GUARD_RESULT);
-    op0(c, OP_RET);
-    end(c);
-  }
-  a->tail_fn = new_func(c, what("guards of action %s at its last parameter and cost", a->name), a->rule, FN_PURE,
-                        a->nparams + 1);
-  p->funcs[a->tail_fn].entry_cache = true;
-  begin(c, a->tail_fn, slots, a->span);
-  if (a->nparams == 1) {
-    op1(c, OP_RULE_ACTIVE, a->rule);
-    op1(c, OP_GUARD, -1);
-  }
-  emit_guards(c, ai, a->nparams == 1 ? -1 : a->nparams - 1, a->nparams, false, NULL);
-  op0(c, OP_GUARD_RESULT);
-  op0(c, OP_RET);
-  end(c);
-  if (a->effect) {
-    begin(c, a->effect_fn, slots, a->effect->span);
-    block(c, a->effect);
-    op0(c, OP_RET_VOID);
-    end(c);
-  } else {
-    begin(c, a->effect_fn, slots, a->span);
-    op0(c, OP_RET_VOID);
-    end(c);
-  }
+  cg_end(c);
 }
 
 bool cg_compile(program *p, diag *d) {
@@ -1356,20 +939,20 @@ bool cg_compile(program *p, diag *d) {
   /* function indices first: calls may go forward */
   for (int r = 0; r < p->nrules; r++)
     if (rule_runs(&p->rules[r]))
-      p->rules[r].body_fn = new_func(&c, what("rule %s%s", p->rules[r].id, ""), r, FN_EFFECT, 0);
+      p->rules[r].body_fn = cg_new_func(&c, cg_what("rule %s%s", p->rules[r].id, ""), r, FN_EFFECT, 0);
   for (int i = 0; i < p->nvalues; i++) {
-    p->values[i].dispatch_fn = new_func(&c, what("value %s%s", p->values[i].name, ""), p->values[i].base_rule,
+    p->values[i].dispatch_fn = cg_new_func(&c, cg_what("value %s%s", p->values[i].name, ""), p->values[i].base_rule,
                                         FN_PURE, p->values[i].nparams);
     p->funcs[p->values[i].dispatch_fn].memo = true;
   }
   for (int i = 0; i < p->nevents; i++)
-    p->events[i].dispatch_fn = new_func(&c, what("event %s%s", p->events[i].name, ""), -1, FN_EFFECT,
+    p->events[i].dispatch_fn = cg_new_func(&c, cg_what("event %s%s", p->events[i].name, ""), -1, FN_EFFECT,
                                         p->events[i].nparams);
   for (int i = 0; i < p->nprocs; i++)
-    p->procs[i].fn = new_func(&c, what("procedure %s%s", p->procs[i].name, ""), p->procs[i].rule, FN_EFFECT,
+    p->procs[i].fn = cg_new_func(&c, cg_what("procedure %s%s", p->procs[i].name, ""), p->procs[i].rule, FN_EFFECT,
                               p->procs[i].nparams);
   for (int i = 0; i < p->nactions; i++)
-    p->actions[i].effect_fn = new_func(&c, what("effect of action %s%s", p->actions[i].name, ""),
+    p->actions[i].effect_fn = cg_new_func(&c, cg_what("effect of action %s%s", p->actions[i].name, ""),
                                        p->actions[i].rule, FN_EFFECT, p->actions[i].nparams + 1);
   for (int i = 0; i < p->ntriggers; i++) {
     trigger_rec *t = &p->triggers[i];
@@ -1377,47 +960,47 @@ bool cg_compile(program *p, diag *d) {
     static const char *const tn[] = {"before", "after", "instead of", "on"};
     int np = p->events[t->event].nparams;
     if (t->ast->kids[1]) {
-      t->where_fn = new_func(&c, what("where of %s %s", tn[t->timing], t->ast->name), t->rule, FN_PURE, np);
-      begin(&c, t->where_fn, t->ast->slot, t->ast->kids[1]->span);
-      expr(&c, t->ast->kids[1]);
+      t->where_fn = cg_new_func(&c, cg_what("where of %s %s", tn[t->timing], t->ast->name), t->rule, FN_PURE, np);
+      cg_begin(&c, t->where_fn, t->ast->slot, t->ast->kids[1]->span);
+      cg_expr(&c, t->ast->kids[1]);
       op0(&c, OP_RET);
-      end(&c);
+      cg_end(&c);
     }
-    t->body_fn = new_func(&c, what("trigger %s %s", tn[t->timing], t->ast->name), t->rule, FN_EFFECT, np);
-    begin(&c, t->body_fn, t->ast->slot, t->ast->span);
-    block(&c, t->ast->kids[2]);
+    t->body_fn = cg_new_func(&c, cg_what("trigger %s %s", tn[t->timing], t->ast->name), t->rule, FN_EFFECT, np);
+    cg_begin(&c, t->body_fn, t->ast->slot, t->ast->span);
+    cg_block(&c, t->ast->kids[2]);
     op0(&c, OP_RET_VOID);
-    end(&c);
+    cg_end(&c);
   }
   for (int i = 0; i < p->nvalues; i++) value_funcs(&c, &p->values[i]);
   for (int i = 0; i < p->nvalues; i++) value_dispatch(&c, &p->values[i]);
   for (int i = 0; i < p->nevents; i++) event_dispatch(&c, i);
-  for (int i = 0; i < p->nactions; i++) action_funcs(&c, i);
+  for (int i = 0; i < p->nactions; i++) cg_action_funcs(&c, i);
   for (int i = 0; i < p->nprocs; i++) {
     proc_rec *pr = &p->procs[i];
-    begin(&c, pr->fn, pr->ast->slot, pr->ast->span);
-    block(&c, pr->ast->kids[1]);
+    cg_begin(&c, pr->fn, pr->ast->slot, pr->ast->span);
+    cg_block(&c, pr->ast->kids[1]);
     op0(&c, OP_RET_VOID);
-    end(&c);
+    cg_end(&c);
   }
   for (int r = 0; r < p->nrules; r++)
     if (p->rules[r].body_fn >= 0) rule_body(&c, r);
   for (int i = 0; i < p->nvars; i++) {
     var_rec *vr = &p->vars[i];
     if (!vr->init_computed) continue;
-    vr->init_fn = new_func(&c, what("initial value of variable %s", vr->name), -1, FN_PURE, 0);
-    begin(&c, vr->init_fn, vr->init_nlocals, vr->init->span);
-    expr(&c, vr->init);
+    vr->init_fn = cg_new_func(&c, cg_what("initial value of variable %s", vr->name), -1, FN_PURE, 0);
+    cg_begin(&c, vr->init_fn, vr->init_nlocals, vr->init->span);
+    cg_expr(&c, vr->init);
     op0(&c, OP_RET);
-    end(&c);
+    cg_end(&c);
   }
   for (int i = 0; i < p->ninvariants; i++) {
     invariant_rec *iv = &p->invariants[i];
-    iv->fn = new_func(&c, what("invariant of rule %s", p->rules[iv->rule].id), iv->rule, FN_PURE, 0);
-    begin(&c, iv->fn, iv->nlocals, iv->cond->span);
-    expr(&c, iv->cond);
+    iv->fn = cg_new_func(&c, cg_what("invariant of rule %s", p->rules[iv->rule].id), iv->rule, FN_PURE, 0);
+    cg_begin(&c, iv->fn, iv->nlocals, iv->cond->span);
+    cg_expr(&c, iv->cond);
     op0(&c, OP_RET);
-    end(&c);
+    cg_end(&c);
   }
   mt_free(c.breaks);
   return diag_errors(d) == before;
@@ -1514,11 +1097,11 @@ int cg_compile_expr(program *p, diag *d, node *e, int base) {
   cg c = {0};
   c.p = p;
   c.d = d;
-  int fn = new_func(&c, what("console query"), -1, FN_PURE, 0);
-  begin(&c, fn, base, e->span);
-  expr(&c, e);
+  int fn = cg_new_func(&c, cg_what("console query"), -1, FN_PURE, 0);
+  cg_begin(&c, fn, base, e->span);
+  cg_expr(&c, e);
   op0(&c, OP_RET);
-  end(&c);
+  cg_end(&c);
   mt_free(c.breaks);
   return fn;
 }
