@@ -1,18 +1,16 @@
-/* data.c -- libyaml loaders for the component files (board, decks, factions).
+/* data.c -- the loaders of the board and decks files, and the entry points
+ * that load a whole pack of components.
  *
- * Pipeline stage: loading, before anything runs.  libyaml's event API
- * (STYLE.md 3.3) feeds a small recursive reader: `yr_next` pulls one event
- * and enforces what libyaml does not (no aliases or anchors, no tags, at most
- * DATA_MAX_DEPTH nested collections); `map_key` walks a mapping and rejects
- * duplicate keys, which libyaml accepts silently.  Each file is read into
- * "raw" records of scalars with their spans (in an arena), then checked and
- * resolved into the board_def, so every diagnostic points at the offending
- * scalar whatever order the keys were written in.
+ * Pipeline stage: loading, before anything runs.  Each file is read with the
+ * shared YAML reader (data_read.c: libyaml's event API, no aliases, anchors
+ * or tags, bounded nesting, duplicate keys refused) into "raw" records of
+ * scalars with their spans (in an arena), then checked and resolved into the
+ * board_def, so every diagnostic points at the offending scalar whatever
+ * order the keys were written in.  The faction files are data_faction.c's;
+ * data_state.c reads saved positions with the same reader.
  *
  * Errors never stop the load of a file early unless the YAML itself is
  * broken; the caller learns from the return value that the def is unusable.
- * The reader and the scalar conversions are shared (data_read.h) with
- * data_state.c, which reads saved positions.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "data.h"
@@ -27,449 +25,6 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-
-/* ---- diagnostics -------------------------------------------------------------- */
-
-void data_lerr(data_loader *ld, mt_span sp, const char *fmt, ...) MT_PRINTF(3, 4);
-void data_lerr(data_loader *ld, mt_span sp, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  diag_report(ld->d, DIAG_ERROR, sp, fmt, ap);
-  va_end(ap);
-  ld->errors++;
-}
-
-static void lnote(data_loader *ld, mt_span sp, const char *fmt, ...) MT_PRINTF(3, 4);
-static void lnote(data_loader *ld, mt_span sp, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  diag_report(ld->d, DIAG_NOTE, sp, fmt, ap);
-  va_end(ap);
-}
-
-/* libyaml marks count characters; diagnostics want byte offsets.  Walk the
- * mark's column in UTF-8 characters from the start of its line, or from the
- * last mark converted when it lies before this one on the same line (marks
- * come in order: a long line, such as a save's `vm`, is walked once). */
-static uint32_t mark_off(yr *r, yaml_mark_t m) {
-  uint32_t off;
-  size_t col;
-  if (r->mvalid && m.line == r->mline && m.column >= r->mcol) {
-    off = r->moff;
-    col = m.column - r->mcol;
-  } else {
-    off = diag_offset(r->ld->d, r->file, (uint32_t)m.line + 1, 1);
-    col = m.column;
-  }
-  while (col > 0 && off < r->len && r->text[off] != '\n') {
-    off++;
-    while (off < r->len && ((unsigned char)r->text[off] & 0xC0) == 0x80) off++;
-    col--;
-  }
-  r->mvalid = col == 0; /* stopped early (at the line's end): start over next time */
-  r->mline = m.line;
-  r->mcol = m.column;
-  r->moff = off;
-  return off;
-}
-
-mt_span data_ev_span(yr *r) {
-  mt_span sp = {r->file, mark_off(r, r->ev.start_mark), mark_off(r, r->ev.end_mark)};
-  if (sp.end <= sp.start) sp.end = sp.start + 1;
-  return sp;
-}
-
-/* Reports libyaml's own error: a reader error (bad encoding) has only a byte
- * offset; scanner and parser errors have a mark and often a context. */
-static void parser_error(yr *r) {
-  yaml_parser_t *p = &r->p;
-  const char *problem = p->problem ? p->problem : "malformed YAML";
-  if (p->error == YAML_READER_ERROR) {
-    uint32_t off = (uint32_t)(p->problem_offset < r->len ? p->problem_offset : r->len);
-    mt_span sp = {r->file, off, off + 1};
-    if (p->problem_value != -1)
-      data_lerr(r->ld, sp, "invalid UTF-8 at byte offset %zu (%s: 0x%02x)", p->problem_offset, problem,
-           (unsigned)p->problem_value & 0xffu);
-    else data_lerr(r->ld, sp, "invalid input at byte offset %zu (%s)", p->problem_offset, problem);
-    return;
-  }
-  mt_span sp = {r->file, mark_off(r, p->problem_mark), 0};
-  sp.end = sp.start + 1;
-  data_lerr(r->ld, sp, "YAML syntax error: %s", problem);
-  if (p->context) {
-    mt_span cs = {r->file, mark_off(r, p->context_mark), 0};
-    cs.end = cs.start + 1;
-    lnote(r->ld, cs, "%s", p->context);
-  }
-}
-
-/* ---- the event reader ---------------------------------------------------------------- */
-
-/* Pulls the next event.  Returns false (and marks the file fatal) on a YAML
- * error, an alias, an anchor, a tag or nesting deeper than the limit. */
-bool data_yr_next(yr *r) {
-  if (r->fatal) return false;
-  if (r->have) {
-    yaml_event_delete(&r->ev);
-    r->have = false;
-  }
-  if (!yaml_parser_parse(&r->p, &r->ev)) {
-    parser_error(r);
-    r->fatal = true;
-    return false;
-  }
-  r->have = true;
-  const yaml_char_t *anchor = NULL, *tag = NULL;
-  switch (r->ev.type) {
-  case YAML_ALIAS_EVENT:
-    data_lerr(r->ld, data_ev_span(r), "aliases are not allowed in component files");
-    r->fatal = true;
-    return false;
-  case YAML_SCALAR_EVENT:
-    anchor = r->ev.data.scalar.anchor;
-    tag = r->ev.data.scalar.tag;
-    break;
-  case YAML_SEQUENCE_START_EVENT:
-  case YAML_MAPPING_START_EVENT:
-    if (r->ev.type == YAML_SEQUENCE_START_EVENT) {
-      anchor = r->ev.data.sequence_start.anchor;
-      tag = r->ev.data.sequence_start.tag;
-    } else {
-      anchor = r->ev.data.mapping_start.anchor;
-      tag = r->ev.data.mapping_start.tag;
-    }
-    if (++r->depth > DATA_MAX_DEPTH && !anchor && !tag) {
-      data_lerr(r->ld, data_ev_span(r), "nesting deeper than %d levels", DATA_MAX_DEPTH);
-      r->fatal = true;
-      return false;
-    }
-    break;
-  case YAML_SEQUENCE_END_EVENT:
-  case YAML_MAPPING_END_EVENT:
-    r->depth--;
-    break;
-  default:
-    break;
-  }
-  if (anchor) {
-    data_lerr(r->ld, data_ev_span(r), "anchors (&%s) are not allowed in component files", (const char *)anchor);
-    r->fatal = true;
-    return false;
-  }
-  if (tag) {
-    data_lerr(r->ld, data_ev_span(r), "tags (%s) are not allowed in component files", (const char *)tag);
-    r->fatal = true;
-    return false;
-  }
-  return true;
-}
-
-/* Skips the value whose first event is current; leaves its last current. */
-void data_yr_skip(yr *r) {
-  if (r->ev.type != YAML_SEQUENCE_START_EVENT && r->ev.type != YAML_MAPPING_START_EVENT) return;
-  int target = r->depth - 1;
-  while (r->depth > target && data_yr_next(r)) {
-  }
-}
-
-bool data_is_scalar(const yr *r) { return r->have && r->ev.type == YAML_SCALAR_EVENT; }
-
-/* Copies the current scalar into the arena.  A NUL byte inside is refused. */
-bool data_yr_scalar(yr *r, ys *out) {
-  size_t n = r->ev.data.scalar.length;
-  const char *s = (const char *)r->ev.data.scalar.value;
-  out->sp = data_ev_span(r);
-  out->plain = r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-  out->s = arena_strndup(&r->ld->ar, s, n);
-  out->len = n;
-  if (strlen(out->s) != n) {
-    data_lerr(r->ld, out->sp, "NUL byte inside a string");
-    out->s = "";
-    out->len = 0;
-    return false;
-  }
-  return true;
-}
-
-/* "found ..." wording for the current event. */
-static const char *found(yr *r, char *buf, size_t n) {
-  switch (r->ev.type) {
-  case YAML_SCALAR_EVENT: {
-    const char *s = (const char *)r->ev.data.scalar.value;
-    if (r->ev.data.scalar.length == 0) return "nothing";
-    snprintf(buf, n, "'%.40s%s'", s, r->ev.data.scalar.length > 40 ? "..." : "");
-    return buf;
-  }
-  case YAML_SEQUENCE_START_EVENT: return "a sequence";
-  case YAML_MAPPING_START_EVENT: return "a mapping";
-  default: return "the end of the file";
-  }
-}
-
-/* An empty plain value (`key:` with nothing) stands for an empty collection. */
-bool data_is_empty(const yr *r) {
-  return r->have && r->ev.type == YAML_SCALAR_EVENT && r->ev.data.scalar.length == 0 &&
-         r->ev.data.scalar.style == YAML_PLAIN_SCALAR_STYLE;
-}
-
-bool data_expect_map(yr *r, const char *what) {
-  if (r->have && r->ev.type == YAML_MAPPING_START_EVENT) return true;
-  if (data_is_empty(r)) return false;
-  char buf[64];
-  if (r->have) data_lerr(r->ld, data_ev_span(r), "expected a mapping for %s, found %s", what, found(r, buf, sizeof buf));
-  data_yr_skip(r);
-  return false;
-}
-
-bool data_expect_seq(yr *r, const char *what) {
-  if (r->have && r->ev.type == YAML_SEQUENCE_START_EVENT) return true;
-  if (data_is_empty(r)) return false;
-  char buf[64];
-  if (r->have) data_lerr(r->ld, data_ev_span(r), "expected a sequence for %s, found %s", what, found(r, buf, sizeof buf));
-  data_yr_skip(r);
-  return false;
-}
-
-bool data_expect_scalar(yr *r, const char *what, ys *out) {
-  if (data_is_scalar(r)) return data_yr_scalar(r, out);
-  char buf[64];
-  if (r->have) data_lerr(r->ld, data_ev_span(r), "expected a single value for %s, found %s", what, found(r, buf, sizeof buf));
-  data_yr_skip(r);
-  return false;
-}
-
-
-/* Advances to the next key of the mapping being walked and then to its
- * value.  Returns false at the mapping's end (or on a fatal error).
- * Duplicate and non-scalar keys are reported and their values skipped. */
-bool data_map_key(yr *r, keyseen *ks, ys *key) {
-  for (;;) {
-    if (!data_yr_next(r) || r->ev.type == YAML_MAPPING_END_EVENT) return false;
-    if (r->ev.type != YAML_SCALAR_EVENT) {
-      data_lerr(r->ld, data_ev_span(r), "mapping keys must be single values");
-      data_yr_skip(r);
-      if (!data_yr_next(r)) return false;
-      data_yr_skip(r);
-      continue;
-    }
-    if (!data_yr_scalar(r, key)) {
-      if (!data_yr_next(r)) return false;
-      data_yr_skip(r);
-      continue;
-    }
-    bool dup = false;
-    for (size_t i = 0; i < ks->n && !dup; i++)
-      if (ks->k[i].len == key->len && memcmp(ks->k[i].s, key->s, key->len) == 0) {
-        data_lerr(r->ld, key->sp, "duplicate key '%s'", key->s);
-        lnote(r->ld, ks->k[i].sp, "first defined here");
-        dup = true;
-      }
-    if (!data_yr_next(r)) return false;
-    if (dup) {
-      data_yr_skip(r);
-      continue;
-    }
-    AVEC_PUSH(&r->ld->ar, ks->k, ks->n, ks->cap, *key);
-    return true;
-  }
-}
-
-bool data_keyis(const ys *k, const char *s) { return strcmp(k->s, s) == 0; }
-
-void data_unknown_key(yr *r, const ys *k, const char *where, const char *const *cands, size_t n) {
-  const char *sug = diag_suggest(k->s, cands, n);
-  if (sug) data_lerr(r->ld, k->sp, "unknown key '%s' in %s (did you mean '%s'?)", k->s, where, sug);
-  else {
-    strbuf b = {0};
-    for (size_t i = 0; i < n && i < 12; i++) sb_printf(&b, "%s%s", i ? ", " : "", cands[i]);
-    data_lerr(r->ld, k->sp, "unknown key '%s' in %s (expected one of: %s)", k->s, where, b.s ? b.s : "");
-    sb_free(&b);
-  }
-  data_yr_skip(r);
-}
-
-/* Reads a sequence of scalars into V (arena). */
-void data_read_list(yr *r, const char *what, ysv *v) {
-  if (!data_expect_seq(r, what)) return;
-  while (data_yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
-    ys s;
-    if (data_expect_scalar(r, what, &s)) AVEC_PUSH(&r->ld->ar, v->v, v->n, v->cap, s);
-  }
-}
-
-/* ---- scalar conversions ---------------------------------------------------------------- */
-
-bool data_ys_null(const ys *v) {
-  return v->plain && (v->len == 0 || !strcmp(v->s, "~") || !strcmp(v->s, "null") ||
-                      !strcmp(v->s, "Null") || !strcmp(v->s, "NULL"));
-}
-
-static bool ys_yaml_bool(const ys *v) {
-  static const char *const b[] = {"y", "Y", "yes", "Yes", "YES", "n", "N", "no", "No", "NO",
-                                  "true", "True", "TRUE", "false", "False", "FALSE",
-                                  "on", "On", "ON", "off", "Off", "OFF"};
-  if (!v->plain) return false;
-  for (size_t i = 0; i < sizeof b / sizeof *b; i++)
-    if (!strcmp(v->s, b[i])) return true;
-  return false;
-}
-
-bool data_conv_int(data_loader *ld, const ys *v, const char *what, long lo, long hi, int32_t *out) {
-  if (!v->plain) {
-    data_lerr(ld, v->sp, "expected an integer for %s, found a quoted string", what);
-    return false;
-  }
-  if (ys_yaml_bool(v)) {
-    data_lerr(ld, v->sp, "expected an integer for %s, found '%s' (a YAML 1.1 boolean); write a number", what, v->s);
-    return false;
-  }
-  const char *s = v->s;
-  size_t i = (s[0] == '-' || s[0] == '+') ? 1 : 0;
-  bool ok = s[i] != 0;
-  for (size_t j = i; s[j]; j++) ok &= s[j] >= '0' && s[j] <= '9';
-  if (!ok) {
-    data_lerr(ld, v->sp, "expected an integer for %s, found '%.40s'", what, s);
-    return false;
-  }
-  long x = strlen(s) > 12 ? (s[0] == '-' ? -1000000000000L : 1000000000000L) : strtol(s, NULL, 10);
-  if (x < lo || x > hi) {
-    data_lerr(ld, v->sp, "%s out of range: %.40s (expected %ld..%ld)", what, s, lo, hi);
-    return false;
-  }
-  *out = (int32_t)x;
-  return true;
-}
-
-bool data_conv_bool(data_loader *ld, const ys *v, const char *what, int32_t *out) {
-  if (v->plain && !strcmp(v->s, "true")) return *out = 1, true;
-  if (v->plain && !strcmp(v->s, "false")) return *out = 0, true;
-  if (ys_yaml_bool(v)) data_lerr(ld, v->sp, "write true or false for %s, not '%s'", what, v->s);
-  else data_lerr(ld, v->sp, "expected true or false for %s, found '%.40s'", what, v->s);
-  return false;
-}
-
-static bool valid_id(const char *s) {
-  if (!(s[0] >= 'a' && s[0] <= 'z')) return false;
-  for (size_t i = 1; s[i]; i++)
-    if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_')) return false;
-  return strlen(s) < 64;
-}
-
-static bool check_id(data_loader *ld, const ys *v, const char *what) {
-  if (valid_id(v->s)) return true;
-  data_lerr(ld, v->sp, "'%.40s' is not a valid %s id (ids are snake_case: a-z, 0-9, '_', starting with a letter)", v->s, what);
-  return false;
-}
-
-static const char *type_name(board_type t) {
-  static const char *const n[] = {"int", "bool", "area", "sector", "faction", "leader", "enum", "card", "name", "pile", "location"};
-  return n[t];
-}
-
-/* Names a reference that does not resolve, with a suggestion. */
-void data_dangling(data_loader *ld, const ys *v, const char *what, char *const *names, size_t stride, int n) {
-  const char **c = mt_calloc((size_t)n + 1, sizeof *c);
-  for (int i = 0; i < n; i++) c[i] = *(char *const *)(const void *)((const char *)names + (size_t)i * stride);
-  const char *sug = diag_suggest(v->s, c, (size_t)n);
-  if (sug) data_lerr(ld, v->sp, "unknown %s '%.40s' (did you mean '%s'?)", what, v->s, sug);
-  else data_lerr(ld, v->sp, "unknown %s '%.40s'", what, v->s);
-  mt_free(c);
-}
-
-int data_resolve_area(data_loader *ld, const ys *v) {
-  board_def *def = ld->def;
-  int a = board_area_index(def, v->s);
-  if (a < 0) {
-    if (def->nareas) DANGLING(ld, v, "territory", def->areas, def->nareas, id);
-    else data_lerr(ld, v->sp, "unknown territory '%.40s' (no board loaded)", v->s);
-  }
-  return a;
-}
-
-/* Converts V to a value of type T (enum VALUES), reporting what is wrong.
- * Faction and leader references only accept none here: component files name
- * leaders through deferred resolution (card_attr) and saved states resolve
- * factions against the game (state_value). */
-bool data_conv_value(data_loader *ld, const ys *v, board_type t, char **values, int nvalues, const char *what,
-                     int32_t *out) {
-  switch (t) {
-  case BT_INT: return data_conv_int(ld, v, what, INT32_MIN + 1L, INT32_MAX, out);
-  case BT_BOOL: return data_conv_bool(ld, v, what, out);
-  case BT_SECTOR:
-    if (data_ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
-    if (!data_conv_int(ld, v, what, INT32_MIN + 1L, INT32_MAX, out)) return false;
-    if (*out < 0 || *out >= ld->def->nsectors) {
-      data_lerr(ld, v->sp, "sector %d out of range (the board has sectors 0..%d)", *out, ld->def->nsectors - 1);
-      return false;
-    }
-    return true;
-  case BT_AREA:
-    if (data_ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
-    return (*out = data_resolve_area(ld, v)) >= 0;
-  case BT_FACTION:
-  case BT_LEADER:
-    if (data_ys_null(v) || (v->plain && !strcmp(v->s, "none"))) return *out = -1, true;
-    data_lerr(ld, v->sp, "a %s value here can only be none", type_name(t));
-    return false;
-  case BT_CARD: /* variables of the rules: state_value reads them */
-  case BT_NAME:
-  case BT_PILE:
-  case BT_LOC: data_lerr(ld, v->sp, "a %s value is not expected here", type_name(t)); return false;
-  case BT_ENUM:
-    for (int i = 0; i < nvalues; i++)
-      if (!strcmp(values[i], v->s)) return *out = i, true;
-    {
-      const char *sug = diag_suggest(v->s, (const char *const *)values, (size_t)nvalues);
-      if (sug) data_lerr(ld, v->sp, "'%.40s' is not a value of %s (did you mean '%s'?)", v->s, what, sug);
-      else data_lerr(ld, v->sp, "'%.40s' is not a value of %s", v->s, what);
-    }
-    return false;
-  }
-  return false;
-}
-
-/* ---- file plumbing ------------------------------------------------------------------------ */
-
-/* Opens a reader on TEXT (registered with diag under NAME). */
-void data_yr_open(yr *r, data_loader *ld, const char *name, const char *text, size_t len) {
-  memset(r, 0, sizeof *r);
-  r->ld = ld;
-  r->file = diag_add_source(ld->d, name, text, len);
-  r->text = diag_source_text(ld->d, r->file, &r->len);
-  yaml_parser_initialize(&r->p);
-  yaml_parser_set_input_string(&r->p, (const unsigned char *)r->text, r->len);
-}
-
-void data_yr_close(yr *r) {
-  if (r->have) yaml_event_delete(&r->ev);
-  yaml_parser_delete(&r->p);
-}
-
-/* Positions the reader on the root mapping's start; false if there is none. */
-bool data_yr_root(yr *r, const char *what) {
-  if (!data_yr_next(r) || r->ev.type != YAML_STREAM_START_EVENT) return false;
-  if (!data_yr_next(r)) return false;
-  if (r->ev.type == YAML_STREAM_END_EVENT) {
-    mt_span sp = {r->file, 0, 1};
-    data_lerr(r->ld, sp, "empty file: expected %s", what);
-    return false;
-  }
-  if (!data_yr_next(r)) return false;
-  if (data_is_empty(r)) {
-    data_lerr(r->ld, data_ev_span(r), "expected %s, found nothing", what);
-    return false;
-  }
-  return data_expect_map(r, what);
-}
-
-/* After the root mapping: exactly one document. */
-void data_yr_end(yr *r) {
-  if (r->fatal) return;
-  if (!data_yr_next(r)) return; /* DOCUMENT_END */
-  if (!data_yr_next(r)) return;
-  if (r->ev.type != YAML_STREAM_END_EVENT)
-    data_lerr(r->ld, data_ev_span(r), "only one YAML document is allowed in a component file");
-}
 
 static char *read_file(data_loader *ld, const char *path, size_t *len) {
   strbuf why = {0};
@@ -540,7 +95,7 @@ static void parse_visibility(data_loader *ld, const ys *v, board_visibility *out
 static char **ysv_ids(data_loader *ld, const ysv *v, const char *what) {
   char **out = mt_calloc(v->n + 1, sizeof *out);
   for (size_t i = 0; i < v->n; i++) {
-    check_id(ld, &v->v[i], what);
+    data_check_id(ld, &v->v[i], what);
     for (size_t j = 0; j < i; j++)
       if (!strcmp(v->v[j].s, v->v[i].s)) data_lerr(ld, v->v[i].sp, "'%s' is listed twice", v->v[i].s);
     out[i] = mt_strdup(v->v[i].s);
@@ -556,7 +111,7 @@ static void make_attrs(data_loader *ld, raw_decl *raw, size_t n, board_attr **ou
   for (size_t i = 0; i < n; i++) {
     raw_decl *d = &raw[i];
     board_attr a = {0};
-    check_id(ld, &d->name, what);
+    data_check_id(ld, &d->name, what);
     a.type = d->has_values ? BT_ENUM : BT_INT;
     if (d->has_type) parse_type(ld, &d->type, &a.type, allowed);
     if (a.type == BT_ENUM) {
@@ -790,7 +345,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
              T(BT_INT) | T(BT_BOOL) | T(BT_AREA) | T(BT_SECTOR) | T(BT_ENUM), "faction attribute");
   def->pools = mt_calloc(b->npools + 1, sizeof *def->pools);
   for (size_t i = 0; i < b->npools; i++) {
-    check_id(ld, &b->pools[i], "pool");
+    data_check_id(ld, &b->pools[i], "pool");
     def->pools[i].name = mt_strdup(b->pools[i].s);
     parse_scope(ld, &b->pool_scope[i], &def->pools[i].scope, false);
     def->npools++;
@@ -807,7 +362,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   for (size_t i = 0; i < b->nareas; i++) {
     raw_area *ra = &b->areas[i];
     board_area *a = &def->areas[def->nareas];
-    check_id(ld, &ra->id, "territory");
+    data_check_id(ld, &ra->id, "territory");
     a->id = mt_strdup(ra->id.s);
     a->name = mt_strdup(ra->has_name ? ra->name.s : ra->id.s);
     a->attrs = mt_calloc((size_t)def->narea_attrs + 1, sizeof *a->attrs);
@@ -986,7 +541,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   for (size_t i = 0; i < b->nvars; i++) {
     raw_decl *d = &b->vars[i];
     board_var v = {0};
-    check_id(ld, &d->name, "variable");
+    data_check_id(ld, &d->name, "variable");
     v.len = 1;
     if (d->has_scope) parse_scope(ld, &d->scope, &v.scope, true);
     if (d->has_vis) parse_visibility(ld, &d->vis, &v.visibility);
@@ -1080,14 +635,6 @@ typedef struct decks_raw {
   size_t ndecks, capdecks;
 } decks_raw;
 
-static void read_kv(yr *r, ys **keys, ys **vals, size_t *n, size_t *c1, size_t *c2, const ys *k) {
-  ys v;
-  if (!data_expect_scalar(r, "an attribute", &v)) return;
-  AVEC_PUSH(&r->ld->ar, *keys, *n, *c1, *k);
-  (*n)--;
-  AVEC_PUSH(&r->ld->ar, *vals, *n, *c2, v);
-}
-
 static void read_decks(yr *r, decks_raw *b) {
   static const char *const keys[] = {"piles", "card_attributes", "decks"};
   static const char *const dkeys[] = {"pile", "cards", "from_leaders", "attributes"};
@@ -1137,7 +684,7 @@ static void read_decks(yr *r, decks_raw *b) {
             if (!data_expect_map(r, "attributes")) continue;
             keyseen ks4 = {0};
             ys k4;
-            while (data_map_key(r, &ks4, &k4)) read_kv(r, &d.dkeys, &d.dvals, &d.nd, &d.cap1, &d.cap2, &k4);
+            while (data_map_key(r, &ks4, &k4)) data_read_kv(r, &d.dkeys, &d.dvals, &d.nd, &d.cap1, &d.cap2, &k4);
           } else if (data_keyis(&k3, "cards")) {
             if (!data_expect_map(r, "cards")) continue;
             keyseen ks4 = {0};
@@ -1153,7 +700,7 @@ static void read_decks(yr *r, decks_raw *b) {
                 while (data_map_key(r, &ks5, &k5)) {
                   if (data_keyis(&k5, "name")) c.has_name = data_expect_scalar(r, "name", &c.name);
                   else if (data_keyis(&k5, "count")) c.has_count = data_expect_scalar(r, "count", &c.count);
-                  else read_kv(r, &c.akeys, &c.avals, &c.nattr, &c.cap1, &c.cap2, &k5);
+                  else data_read_kv(r, &c.akeys, &c.avals, &c.nattr, &c.cap1, &c.cap2, &k5);
                 }
               }
               AVEC_PUSH(&r->ld->ar, d.cards, d.ncards, d.capcards, c);
@@ -1217,7 +764,7 @@ static void build_decks(data_loader *ld, decks_raw *b) {
   board_def *def = ld->def;
   def->piles = mt_realloc(def->piles, (size_t)(def->npiles + (int)b->npiles + 1) * sizeof *def->piles);
   for (size_t i = 0; i < b->npiles; i++) {
-    check_id(ld, &b->piles[i], "pile");
+    data_check_id(ld, &b->piles[i], "pile");
     if (board_pile_index(def, b->piles[i].s) >= 0) data_lerr(ld, b->piles[i].sp, "pile '%s' is already declared", b->piles[i].s);
     board_pile p = {mt_strdup(b->piles[i].s), BS_GLOBAL, VIS_PUBLIC};
     parse_scope(ld, &b->pile_scope[i], &p.scope, false);
@@ -1244,7 +791,7 @@ static void build_decks(data_loader *ld, decks_raw *b) {
   }
   for (size_t i = 0; i < b->ndecks; i++) {
     raw_deck *rd = &b->decks[i];
-    check_id(ld, &rd->id, "deck");
+    data_check_id(ld, &rd->id, "deck");
     if (board_deck_index(def, rd->id.s) >= 0) data_lerr(ld, rd->id.sp, "deck '%s' is already declared", rd->id.s);
     def->decks = mt_realloc(def->decks, (size_t)(def->ndecks + 1) * sizeof *def->decks);
     int di = def->ndecks++;
@@ -1282,7 +829,7 @@ static void build_decks(data_loader *ld, decks_raw *b) {
     VEC_PUSH(ld->dx, ld->ndx, ld->capdx, dx);
     for (size_t j = 0; j < rd->ncards; j++) {
       raw_card *rc = &rd->cards[j];
-      check_id(ld, &rc->id, "card");
+      data_check_id(ld, &rc->id, "card");
       int32_t count = 1;
       if (rc->has_count) data_conv_int(ld, &rc->count, "count", 1, 1000, &count);
       for (int32_t n = 0; n < count && def->ncards < BOARD_MAX_CARDS; n++) {
@@ -1326,318 +873,6 @@ static int load_decks(data_loader *ld, const char *name, const char *text, size_
   return ld->errors == before ? 0 : -1;
 }
 
-/* ---- faction files ------------------------------------------------------------------------------ */
-
-typedef struct raw_start {
-  ys key, val;    /* val for a plain count */
-  ys *kk, *kv;    /* kind: count pairs */
-  size_t nk, c1, c2;
-  bool is_map;
-} raw_start;
-
-typedef struct raw_leader {
-  ys id, name, strength;
-  bool has_name, has_strength;
-} raw_leader;
-
-typedef struct raw_option {
-  ysv areas;
-  ys count, at;
-  bool has_count, has_areas;
-} raw_option;
-
-typedef struct faction_raw {
-  ys name;
-  ysv aliases;
-  bool has_name, has_forces;
-  ys *fk, *fv;
-  size_t nf, cf1, cf2;
-  raw_start *start;
-  size_t nstart, capstart;
-  raw_option *opts;
-  size_t nopts, capopts;
-  raw_leader *leaders;
-  size_t nleaders, capleaders;
-  ys *akeys, *avals;
-  size_t nattr, ca1, ca2;
-} faction_raw;
-
-static void read_faction(yr *r, faction_raw *f) {
-  keyseen ks = {0};
-  ys k;
-  while (data_map_key(r, &ks, &k)) {
-    if (data_keyis(&k, "name")) f->has_name = data_expect_scalar(r, "name", &f->name);
-    else if (data_keyis(&k, "aliases")) data_read_list(r, "aliases", &f->aliases);
-    else if (data_keyis(&k, "forces")) {
-      f->has_forces = true;
-      if (!data_expect_map(r, "forces")) continue;
-      keyseen ks2 = {0};
-      ys k2;
-      while (data_map_key(r, &ks2, &k2)) read_kv(r, &f->fk, &f->fv, &f->nf, &f->cf1, &f->cf2, &k2);
-    } else if (data_keyis(&k, "start")) {
-      if (!data_expect_map(r, "start")) continue;
-      keyseen ks2 = {0};
-      ys k2;
-      while (data_map_key(r, &ks2, &k2)) {
-        raw_start s;
-        memset(&s, 0, sizeof s);
-        s.key = k2;
-        if (r->ev.type == YAML_MAPPING_START_EVENT) {
-          s.is_map = true;
-          keyseen ks3 = {0};
-          ys k3;
-          while (data_map_key(r, &ks3, &k3)) read_kv(r, &s.kk, &s.kv, &s.nk, &s.c1, &s.c2, &k3);
-        } else if (!data_expect_scalar(r, "a count", &s.val)) continue;
-        AVEC_PUSH(&r->ld->ar, f->start, f->nstart, f->capstart, s);
-      }
-    } else if (data_keyis(&k, "start_options")) {
-      if (!data_expect_seq(r, "start_options")) continue;
-      while (data_yr_next(r) && r->ev.type != YAML_SEQUENCE_END_EVENT) {
-        raw_option o;
-        memset(&o, 0, sizeof o);
-        o.at = (ys){"", 0, data_ev_span(r), true};
-        if (!data_expect_map(r, "a start option")) continue;
-        keyseen ks2 = {0};
-        ys k2;
-        static const char *const ok[] = {"areas", "count"};
-        while (data_map_key(r, &ks2, &k2)) {
-          if (data_keyis(&k2, "areas")) o.has_areas = true, data_read_list(r, "areas", &o.areas);
-          else if (data_keyis(&k2, "count")) o.has_count = data_expect_scalar(r, "count", &o.count);
-          else data_unknown_key(r, &k2, "a start option", ok, 2);
-        }
-        AVEC_PUSH(&r->ld->ar, f->opts, f->nopts, f->capopts, o);
-      }
-    } else if (data_keyis(&k, "leaders")) {
-      if (!data_expect_map(r, "leaders")) continue;
-      keyseen ks2 = {0};
-      ys k2;
-      while (data_map_key(r, &ks2, &k2)) {
-        raw_leader l;
-        memset(&l, 0, sizeof l);
-        l.id = k2;
-        if (data_expect_map(r, "a leader")) {
-          keyseen ks3 = {0};
-          ys k3;
-          static const char *const lk[] = {"name", "strength"};
-          while (data_map_key(r, &ks3, &k3)) {
-            if (data_keyis(&k3, "name")) l.has_name = data_expect_scalar(r, "name", &l.name);
-            else if (data_keyis(&k3, "strength")) l.has_strength = data_expect_scalar(r, "strength", &l.strength);
-            else data_unknown_key(r, &k3, "a leader", lk, 2);
-          }
-        }
-        AVEC_PUSH(&r->ld->ar, f->leaders, f->nleaders, f->capleaders, l);
-      }
-    } else read_kv(r, &f->akeys, &f->avals, &f->nattr, &f->ca1, &f->ca2, &k);
-  }
-}
-
-/* The kind named by K for faction F (adding it to the def's kinds when the
- * faction's `forces` introduces it). */
-static int kind_of(data_loader *ld, const ys *k, bool add) {
-  board_def *def = ld->def;
-  int kind = board_kind_index(def, k->s);
-  if (kind >= 0 || !add) return kind;
-  if (!check_id(ld, k, "token kind")) return -1;
-  if (def->nkinds >= BOARD_MAX_KINDS) {
-    data_lerr(ld, k->sp, "more than %d token kinds", BOARD_MAX_KINDS);
-    return -1;
-  }
-  def->kinds = mt_realloc(def->kinds, (size_t)(def->nkinds + 2) * sizeof *def->kinds);
-  def->kinds[def->nkinds] = mt_strdup(k->s);
-  return def->nkinds++;
-}
-
-static void add_start(board_faction *F, board_start s) {
-  F->start = mt_realloc(F->start, (size_t)(F->nstart + 1) * sizeof *F->start);
-  F->start[F->nstart++] = s;
-}
-
-static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_span idsp) {
-  board_def *def = ld->def;
-  if (def->nfactions >= BOARD_MAX_FACTIONS) {
-    data_lerr(ld, idsp, "more than %d factions", BOARD_MAX_FACTIONS);
-    return;
-  }
-  ys idys = {id, strlen(id), idsp, true};
-  check_id(ld, &idys, "faction");
-  if (board_faction_index(def, id) >= 0) {
-    data_lerr(ld, idsp, "faction '%s' is already loaded", id);
-    return;
-  }
-  def->factions = mt_realloc(def->factions, (size_t)(def->nfactions + 1) * sizeof *def->factions);
-  int fi = def->nfactions++;
-  board_faction *F = &def->factions[fi];
-  memset(F, 0, sizeof *F);
-  F->id = mt_strdup(id);
-  F->name = mt_strdup(fr->has_name ? fr->name.s : id);
-  for (size_t i = 0; i < fr->aliases.n; i++) { /* a short name: an id of its own, taken by nothing else */
-    const ys *a = &fr->aliases.v[i];
-    check_id(ld, a, "alias");
-    bool taken = board_faction_find(def, a->s) >= 0 || !strcmp(a->s, id);
-    for (int k = 0; k < F->naliases && !taken; k++) taken = !strcmp(F->aliases[k], a->s);
-    if (taken) {
-      data_lerr(ld, a->sp, "alias '%s' already names a faction", a->s);
-      continue;
-    }
-    F->aliases = mt_realloc(F->aliases, (size_t)(F->naliases + 1) * sizeof *F->aliases);
-    F->aliases[F->naliases++] = mt_strdup(a->s);
-  }
-  F->default_kind = -1;
-  F->attrs = mt_calloc((size_t)def->nfaction_attrs + 1, sizeof *F->attrs);
-  for (int k = 0; k < def->nfaction_attrs; k++) F->attrs[k] = def->faction_attrs[k].dflt;
-  for (size_t i = 0; i < fr->nattr; i++) {
-    int a = board_faction_attr_index(def, fr->akeys[i].s);
-    if (a < 0) {
-      static const char *const fixed[] = {"name", "aliases", "forces", "start", "start_options", "leaders"};
-      size_t nc = 6 + (size_t)def->nfaction_attrs;
-      const char **c = mt_calloc(nc, sizeof *c);
-      for (size_t m = 0; m < 6; m++) c[m] = fixed[m];
-      for (int m = 0; m < def->nfaction_attrs; m++) c[6 + m] = def->faction_attrs[m].name;
-      const char *sug = diag_suggest(fr->akeys[i].s, c, nc);
-      if (sug) data_lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (did you mean '%s'?)", fr->akeys[i].s, id, sug);
-      else data_lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (declare it under 'faction_attributes')", fr->akeys[i].s, id);
-      mt_free(c);
-      continue;
-    }
-    const board_attr *at = &def->faction_attrs[a];
-    data_conv_value(ld, &fr->avals[i], at->type, at->values, at->nvalues, at->name, &F->attrs[a]);
-  }
-  if (!fr->has_forces) data_lerr(ld, idsp, "faction '%s' has no 'forces'", id);
-  for (size_t i = 0; i < fr->nf; i++) {
-    int k = kind_of(ld, &fr->fk[i], true);
-    int32_t n;
-    if (k < 0 || !data_conv_int(ld, &fr->fv[i], "a token count", 0, 10000, &n)) continue;
-    F->forces[k] = n;
-    F->kinds |= 1u << k;
-    if (F->default_kind < 0) F->default_kind = k;
-  }
-  int32_t placed[BOARD_MAX_KINDS] = {0};
-  mt_span placed_sp[BOARD_MAX_KINDS];
-  for (size_t i = 0; i < fr->nstart; i++) {
-    raw_start *s = &fr->start[i];
-    board_start st = {START_VAR, -1, -1, 0};
-    int v = board_var_index(def, s->key.s), p = board_pool_index(def, s->key.s);
-    if (v >= 0) {
-      if (def->vars[v].scope != BS_FACTION) {
-        data_lerr(ld, s->key.sp, "'%s' is not a per-faction variable", s->key.s);
-        continue;
-      }
-      if (s->is_map) {
-        data_lerr(ld, s->key.sp, "expected a single value for '%s'", s->key.s);
-        continue;
-      }
-      st.target = v;
-      const board_var *bv = &def->vars[v];
-      if (!data_conv_value(ld, &s->val, bv->type, bv->values, bv->nvalues, bv->name, &st.count)) continue;
-      if (bv->kind == BV_COUNTER && st.count < 0) data_lerr(ld, s->val.sp, "counter '%s' cannot be negative", bv->name);
-      else add_start(F, st);
-      continue;
-    }
-    if (p >= 0) {
-      st.what = START_POOL;
-      st.target = p;
-    } else {
-      st.what = START_SECTION;
-      bool has_at = strchr(s->key.s, '@') != NULL;
-      if (!has_at) {
-        int a = data_resolve_area(ld, &s->key);
-        if (a < 0) continue;
-        if (def->areas[a].nsections != 1) {
-          data_lerr(ld, s->key.sp, "'%s' spans several sectors: name a section as %s@SECTOR", s->key.s, s->key.s);
-          continue;
-        }
-        st.target = def->areas[a].first_section;
-      } else if ((st.target = data_resolve_section(ld, &s->key)) < 0) continue;
-    }
-    size_t n = s->is_map ? s->nk : 1;
-    for (size_t j = 0; j < n; j++) {
-      const ys *cnt = s->is_map ? &s->kv[j] : &s->val;
-      int k = F->default_kind;
-      if (s->is_map) {
-        k = kind_of(ld, &s->kk[j], false);
-        if (k < 0 || !((F->kinds >> k) & 1u)) {
-          data_lerr(ld, s->kk[j].sp, "faction '%s' has no tokens of kind '%s'", id, s->kk[j].s);
-          continue;
-        }
-      }
-      if (k < 0 || !data_conv_int(ld, cnt, "a token count", 0, 10000, &st.count)) continue;
-      st.kind = k;
-      placed[k] += st.count;
-      placed_sp[k] = cnt->sp;
-      add_start(F, st);
-    }
-  }
-  for (int k = 0; k < def->nkinds && k < BOARD_MAX_KINDS; k++)
-    if (placed[k] > F->forces[k])
-      data_lerr(ld, placed_sp[k], "faction '%s' places %d %s tokens at the start but has only %d", id, placed[k],
-           def->kinds[k], F->forces[k]);
-  for (size_t i = 0; i < fr->nopts; i++) {
-    raw_option *o = &fr->opts[i];
-    board_start_option bo = {0, 0};
-    if (!o->has_areas || !o->has_count) data_lerr(ld, o->at.sp, "a start option needs 'areas' and 'count'");
-    for (size_t j = 0; j < o->areas.n; j++) {
-      int a = data_resolve_area(ld, &o->areas.v[j]);
-      if (a >= 0) bo.areas |= 1ull << a;
-    }
-    int32_t c = 0;
-    if (o->has_count && data_conv_int(ld, &o->count, "count", 0, 10000, &c)) bo.count = c;
-    F->options = mt_realloc(F->options, (size_t)(F->noptions + 1) * sizeof *F->options);
-    F->options[F->noptions++] = bo;
-  }
-  F->first_leader = def->nleaders;
-  for (size_t i = 0; i < fr->nleaders; i++) {
-    raw_leader *rl = &fr->leaders[i];
-    check_id(ld, &rl->id, "leader");
-    int other = board_leader_index(def, rl->id.s);
-    if (other >= 0) {
-      data_lerr(ld, rl->id.sp, "leader '%s' already belongs to faction '%s'", rl->id.s,
-           def->factions[def->leaders[other].faction].id);
-      continue;
-    }
-    if (def->nleaders >= BOARD_MAX_LEADERS) { /* leaders_of(f) is a set: bit i is leader i of the whole pack */
-      data_lerr(ld, rl->id.sp, "more than %d leaders in all (with the other factions' sheets): sets of leaders hold at most %d",
-           BOARD_MAX_LEADERS, BOARD_MAX_LEADERS);
-      break;
-    }
-    int32_t strength = 0;
-    if (!rl->has_strength) data_lerr(ld, rl->id.sp, "leader '%s' has no strength", rl->id.s);
-    else data_conv_int(ld, &rl->strength, "strength", 0, 1000, &strength);
-    def->leaders = mt_realloc(def->leaders, (size_t)(def->nleaders + 1) * sizeof *def->leaders);
-    board_leader *L = &def->leaders[def->nleaders++];
-    L->id = mt_strdup(rl->id.s);
-    L->name = mt_strdup(rl->has_name ? rl->name.s : rl->id.s);
-    L->faction = fi;
-    L->strength = strength;
-  }
-  F->nleaders = def->nleaders - F->first_leader;
-}
-
-static int load_faction(data_loader *ld, const char *name, const char *text, size_t len) {
-  int before = ld->errors;
-  yr r;
-  data_yr_open(&r, ld, name, text, len);
-  faction_raw f;
-  memset(&f, 0, sizeof f);
-  bool root = data_yr_root(&r, "a faction sheet (a mapping)");
-  if (root) {
-    read_faction(&r, &f);
-    data_yr_end(&r);
-  }
-  bool fatal = r.fatal;
-  data_yr_close(&r);
-  if (root && !fatal) {
-    /* the id is the file's base name without its extension */
-    const char *base = strrchr(name, '/');
-    base = base ? base + 1 : name;
-    size_t n = strlen(base);
-    if (n > 5 && !strcmp(base + n - 5, ".yaml")) n -= 5;
-    char *id = arena_strndup(&ld->ar, base, n);
-    mt_span sp = {r.file, 0, 1};
-    build_faction(ld, &f, id, sp);
-  }
-  return ld->errors == before ? 0 : -1;
-}
-
 /* ---- public entry points ------------------------------------------------------------------------ */
 
 data_loader *data_loader_new(board_def *def, diag *d) {
@@ -1668,7 +903,7 @@ static int load_path(data_loader *ld, const char *path, load_fn fn) {
 
 int data_load_board(data_loader *ld, const char *path) { return load_path(ld, path, load_board); }
 int data_load_decks(data_loader *ld, const char *path) { return load_path(ld, path, load_decks); }
-int data_load_faction(data_loader *ld, const char *path) { return load_path(ld, path, load_faction); }
+int data_load_faction(data_loader *ld, const char *path) { return load_path(ld, path, data_faction_load); }
 int data_load_board_text(data_loader *ld, const char *name, const char *text, size_t len) {
   return load_board(ld, name, text, len);
 }
@@ -1676,7 +911,7 @@ int data_load_decks_text(data_loader *ld, const char *name, const char *text, si
   return load_decks(ld, name, text, len);
 }
 int data_load_faction_text(data_loader *ld, const char *name, const char *text, size_t len) {
-  return load_faction(ld, name, text, len);
+  return data_faction_load(ld, name, text, len);
 }
 
 /* Generates the leader deck (one card per leader, in faction-file order,

@@ -1,6 +1,7 @@
-/* data_read.h -- the YAML reader the loaders share (data.c: components,
- * data_state.c: saved positions).  Private to those two files: not an
- * interface of the library. */
+/* data_read.h -- the YAML reader the loaders share (data_read.c), used by
+ * data.c (the board and decks files), data_faction.c (the faction files) and
+ * data_state.c (saved positions).  Private to those files: not an interface
+ * of the library. */
 #ifndef MENTAT_DATA_READ_H
 #define MENTAT_DATA_READ_H
 
@@ -97,10 +98,13 @@ bool data_map_key(yr *r, keyseen *ks, ys *key);
 bool data_keyis(const ys *k, const char *s);
 void data_unknown_key(yr *r, const ys *k, const char *where, const char *const *cands, size_t n);
 void data_read_list(yr *r, const char *what, ysv *v);
+void data_read_kv(yr *r, ys **keys, ys **vals, size_t *n, size_t *c1, size_t *c2, const ys *k);
 /* Scalar conversions, each reporting what is wrong at the scalar. */
 bool data_ys_null(const ys *v);
 bool data_conv_int(data_loader *ld, const ys *v, const char *what, long lo, long hi, int32_t *out);
 bool data_conv_bool(data_loader *ld, const ys *v, const char *what, int32_t *out);
+/* V is a snake_case id (else an error naming WHAT) */
+bool data_check_id(data_loader *ld, const ys *v, const char *what);
 bool data_conv_value(data_loader *ld, const ys *v, board_type t, char **values, int nvalues, const char *what, int32_t *out);
 void data_dangling(data_loader *ld, const ys *v, const char *what, char *const *names, size_t stride, int n);
 /* An unknown name V among the N records of ARR (their FIELD is the name): the error with a suggestion. */
@@ -108,5 +112,8 @@ void data_dangling(data_loader *ld, const ys *v, const char *what, char *const *
   data_dangling((ld), (v), (what), (n) ? &(arr)[0].field : NULL, sizeof(arr)[0], (n))
 int data_resolve_area(data_loader *ld, const ys *v);
 int data_resolve_section(data_loader *ld, const ys *v);
+
+/* A faction file (data_faction.c): read, checked and added to the board. */
+int data_faction_load(data_loader *ld, const char *name, const char *text, size_t len);
 
 #endif
