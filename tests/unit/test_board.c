@@ -363,13 +363,13 @@ static void remembered_searches_agree(void **state) {
   static uint64_t blocked[KEYS], got[QUERIES];
   static uint32_t storm[KEYS];
   static int area[KEYS];
-  uint64_t x = 11;
-#define NEXT() (x = x * 6364136223846793005ull + 1442695040888963407ull, x >> 33)
+  uint64_t x = 11, draw[7];
   for (int k = 0; k < KEYS; k++) {
+    for (int i = 0; i < 7; i++) draw[i] = (x = x * 6364136223846793005ull + 1442695040888963407ull) >> 33;
     /* few starts and storms, many blocked sets: keys that differ in one part only share slots */
-    area[k] = (int)(NEXT() % 4 * 7 % (uint64_t)DEF->nareas);
-    storm[k] = (uint32_t)(NEXT() % 3 * 0x3001u & ((1u << DEF->nsectors) - 1)); /* none, or several sectors */
-    blocked[k] = NEXT() % 4 ? (NEXT() | NEXT() << 31) & (NEXT() | NEXT() << 31) : 0;
+    area[k] = (int)(draw[0] % 4 * 7 % (uint64_t)DEF->nareas);
+    storm[k] = (uint32_t)(draw[1] % 3 * 0x3001u & ((1u << DEF->nsectors) - 1)); /* none, or several sectors */
+    blocked[k] = draw[2] % 4 ? (draw[3] | draw[4] << 31) & (draw[5] | draw[6] << 31) : 0;
     if (k % 2) blocked[k] &= ~(1ull << area[k]); /* a start blocked or not */
   }
   for (int pass = 0; pass < 2; pass++) {
@@ -388,7 +388,6 @@ static void remembered_searches_agree(void **state) {
     }
     DEF->bfs_memo = memo;
   }
-#undef NEXT
 }
 
 static void polar_sink_never_in_storm(void **state) {
