@@ -130,7 +130,8 @@ int main(int argc, char **argv) {
     mt_rules_free(ra);
     if (t1 - t0 < best) best = t1 - t0;
   }
-  printf("load and compile the Advanced pack in process: %.1f ms (target: under 10 ms)\n", best * 1e3);
+  printf("load and compile the Advanced pack in process: %.1f ms (target: under 10 ms: %s)\n", best * 1e3,
+         best < 0.010 ? "met" : "not met");
   mt_load o = {.components = argc > 1 ? argv[1] : ".", .message = quiet, .native = argc > 2 && !strcmp(argv[2], "--native")};
   mt_rules *r = mt_rules_load(&o);
   if (!r) return 1;
@@ -177,7 +178,8 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; i++) sink += vm_kernel(g, fns[k], k < 2);
     double t3 = now();
     double c = (t1 - t0) / n * 1e9, u = (t2 - t1) / n * 1e9, h = (t3 - t2) / n * 1e9;
-    printf("kernel %-12s C %8.0f ns; VM uncached %8.0f ns (%5.1fx); VM cached %8.0f ns (%5.1fx)\n", names[k], c, u, u / c, h, h / c);
+    printf("kernel %-12s C %8.0f ns; VM uncached %8.0f ns (%5.1fx); VM cached %8.0f ns (%5.1fx); target 3x: %s\n", names[k], c,
+           u, u / c, h, h / c, u / c <= 3 ? "met" : h / c <= 3 ? "met only with the cache" : "not met");
     (void)sink;
   }
   mt_game_free(g);

@@ -3,6 +3,20 @@
 # for reading, never for pass/fail.  BUILD is the build directory.
 BUILD=${1:-build}
 set -e
+# A simulate run's output, then whether its rate meets the target (issue 14): KIND is games or
+# decisions, TARGET the rate per second, LINES how much of the output to show.
+target() {
+  kind=$1 goal=$2 lines=$3
+  shift 3
+  out=$("$@")
+  echo "$out" | head -n "$lines"
+  echo "$out" | head -1 | awk -v kind="$kind" -v goal="$goal" '{
+    for (i = 2; i <= NF; i++) if ($i == kind "/s," || $i == kind "/s") rate = $(i - 1)
+    gsub(",", "", rate)
+    if (rate + 0 >= goal) printf "   target %d %s/s: met\n", goal, kind
+    else printf "   target %d %s/s: not met, %.1fx away (the wall and the next lever: docs/performance.md, Where it stands)\n", goal, kind, goal / rate
+  }'
+}
 echo "== machine: $(nproc) cores, $(uname -m), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 t0=$(date +%s%N)
 "$BUILD/mentat" check
@@ -16,13 +30,13 @@ echo "== hot kernels, per call, CPU time: hand-written C over the board API agai
 echo "== the same kernels with --native (the rules' pure functions as C; the first run builds them):"
 "$BUILD/bench_kernels" . --native | grep kernel
 echo "== 6-faction Basic games, random bots (level by level), one core:"
-"$BUILD/mentat" simulate --games 1000 --seed 1
+target games 1000 100 "$BUILD/mentat" simulate --games 1000 --seed 1
 echo "== the same games without the invariant checks (--no-invariants, for balance runs):"
-"$BUILD/mentat" simulate --games 1000 --seed 1 --no-invariants | head -2
+target decisions 1000000 2 "$BUILD/mentat" simulate --games 1000 --seed 1 --no-invariants
 echo "== 6-faction Advanced games (--ruleset advanced), random bots, one core:"
-"$BUILD/mentat" simulate --ruleset advanced --games 1000 --seed 1 | head -2
+target games 1000 2 "$BUILD/mentat" simulate --ruleset advanced --games 1000 --seed 1
 echo "== the same Advanced games without the invariant checks:"
-"$BUILD/mentat" simulate --ruleset advanced --games 1000 --seed 1 --no-invariants | head -2
+target decisions 1000000 2 "$BUILD/mentat" simulate --ruleset advanced --games 1000 --seed 1 --no-invariants
 echo "== the same Advanced games, every invariant, --native:"
 "$BUILD/mentat" simulate --ruleset advanced --native --games 1000 --seed 1 | head -2
 echo "== uniform bots (uniform over the full list of legal answers), one core:"
