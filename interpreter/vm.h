@@ -161,7 +161,7 @@ typedef struct vm {
   int nrefused;
   int guard_failed;
   uint64_t steps;
-  vm_memo *memo;       /* VM_MEMO entries, allocated on first use */
+  vm_memo *memo;       /* VM_MEMO entries, allocated on first use or taken from the rules' spare (game.h) */
   vm_vcache *vcache;   /* values cached across decisions, or NULL (owned by the game, shared by its clones) */
   /* the variables as they were when the current secret round began (SECRET 1): what the factions
    * answered in the round is told apart from what they knew before it (the search bot hides the
