@@ -333,7 +333,6 @@ static int action_list(chk *c, node *names) {
   return id;
 }
 
-
 /* Entity constants named NAME, preferring the expected type WANT. */
 /* Every kind of entity NAME names (a territory, a faction, a leader, ...). */
 static void entity_lookup(const board_def *def, const char *name, struct ent_memo *m) {
@@ -372,7 +371,6 @@ bool chk_entity_const(chk *c, const char *name, int want, int *ty, int64_t *val)
 }
 
 /* ---- expressions ---------------------------------------------------------- */
-
 
 static void need_effects(chk *c, node *n, const char *what) {
   if (c->kind == FN_PURE)

@@ -15,7 +15,6 @@
 #include "check.h"
 #include "compile_int.h"
 
-
 void cg_push_int(cg *c, int64_t v) {
   if (v >= INT32_MIN && v <= INT32_MAX) {
     op1(c, OP_PUSH_INT, (int32_t)v);
@@ -112,7 +111,6 @@ char *cg_what(const char *fmt, ...) {
 }
 
 /* ---- expressions ------------------------------------------------------------ */
-
 
 typedef void (*emit_fn)(cg *c, void *ud);
 

@@ -69,15 +69,15 @@ static inline void patch(cg *c, uint32_t at, uint32_t target) {
 }
 static inline uint32_t jump(cg *c, opcode o) { return op1(c, o, 0); }
 
-void cg_push_int(cg *c, int64_t v);
-int cg_new_func(cg *c, const char *what, int rule, fn_kind k, int nparams);
-void cg_begin(cg *c, int fn, int nslots, mt_span span);
-void cg_end(cg *c);
-int cg_temp(cg *c);
-char *cg_what(const char *fmt, ...) MT_PRINTF(1, 2);
-void cg_expr(cg *c, node *n);
+void cg_push_int(cg *c, int64_t v);            /* PUSH_INT, or PUSH_K with V in the constant table */
+int cg_new_func(cg *c, const char *what, int rule, fn_kind k, int nparams); /* a function record: its index */
+void cg_begin(cg *c, int fn, int nslots, mt_span span); /* FN's code starts here; its first NSLOTS locals are taken */
+void cg_end(cg *c);                              /* FN's code ends here: its size and locals */
+int cg_temp(cg *c);                              /* a fresh local of the function being compiled */
+char *cg_what(const char *fmt, ...) MT_PRINTF(1, 2); /* a function's description for traces and disassembly */
+void cg_load_params(cg *c, int n);               /* pushes the first N locals (a call's arguments) */
+void cg_expr(cg *c, node *n);                    /* N's value onto the stack */
 void cg_block(cg *c, node *b);
-void cg_load_params(cg *c, int n);
-void cg_action_funcs(cg *c, int ai);
+void cg_action_funcs(cg *c, int ai);             /* compile_action.c: every function of action AI */
 
 #endif

@@ -25,7 +25,6 @@
 #include <sys/stat.h>
 #include <yaml.h>
 
-
 static char *read_file(data_loader *ld, const char *path, size_t *len) {
   strbuf why = {0};
   char *text = mt_read_file(path, len, &why);

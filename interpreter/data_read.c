@@ -225,7 +225,6 @@ bool data_expect_scalar(yr *r, const char *what, ys *out) {
   return false;
 }
 
-
 /* Advances to the next key of the mapping being walked and then to its
  * value.  Returns false at the mapping's end (or on a fatal error).
  * Duplicate and non-scalar keys are reported and their values skipped. */
