@@ -315,10 +315,10 @@ static int storm_table(const board_def *def, uint32_t storm) {
   return k + 1;
 }
 
-/* A search the tables cannot answer, remembered: the movement guards ask
- * the same one for every destination they judge (reachable(origin, n,
- * blocked_for(f)) with blocked areas), and the board never changes.  Direct
- * mapped; an entry holds its whole key, so a hit is the search's own answer. */
+/* A search the tables cannot answer, remembered: a rule judging moves asks
+ * the same one (the same start, storm and blocked areas) for every
+ * destination it judges, and the board never changes.  Direct mapped; an
+ * entry holds its whole key, so a hit is the search's own answer. */
 #define BFS_MEMO 64
 #define BFS_MEMO_SECTIONS 256
 typedef struct board_bfs_memo {
