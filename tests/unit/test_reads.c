@@ -48,6 +48,13 @@ static mt_rules *pack(const char *variant) {
 }
 
 /* Copies from SRC into DST the parts of the state function FN reads. */
+/* The dispatcher of the value called NAME, or -1. */
+static int value_fn(const program *p, const char *name) {
+  for (int i = 0; i < p->nvalues; i++)
+    if (!strcmp(p->values[i].name, name)) return p->values[i].dispatch_fn;
+  return -1;
+}
+
 static void take_reads(const program *p, const mt_game *g, unsigned char *dst, const unsigned char *src, int fn) {
   const board_layout *L = g->L;
   uint32_t fx = p->reads_fixed[fn];
@@ -241,9 +248,7 @@ static void value_cache_changes_nothing(void **state) {
   assert_int_equal(mt_hash(a), mt_hash(b));
   assert_true(a->v.vcache->hits > 1000);
   /* the storm moved behind the VM's back: storm_rank follows */
-  int sr = -1;
-  for (int i = 0; i < p->nvalues; i++)
-    if (!strcmp(p->values[i].name, "storm_rank")) sr = p->values[i].dispatch_fn;
+  int sr = value_fn(p, "storm_rank");
   assert_true(sr >= 0);
   assert_true(r->def->storm_var >= 0);
   bool cached = false;
@@ -436,11 +441,7 @@ static void memo_epochs_wrap(void **state) {
   assert_non_null(g);
   assert_int_equal(mt_start(g), MT_WAITING);
   const program *p = &r->prog;
-  int rank = -1, position = -1;
-  for (int i = 0; i < p->nvalues; i++) {
-    if (!strcmp(p->values[i].name, "storm_rank")) rank = p->values[i].dispatch_fn;
-    if (!strcmp(p->values[i].name, "position")) position = p->values[i].dispatch_fn;
-  }
+  int rank = value_fn(p, "storm_rank"), position = value_fn(p, "position");
   assert_true(rank >= 0 && position >= 0);
   vm_vcache *cache = g->v.vcache;
   g->v.vcache = NULL;
@@ -481,9 +482,7 @@ static void the_turn_counts_when_read(void **state) {
   mt_rules *r = mt_rules_load(&o);
   if (!r) fail_msg("%s", diag_text.s ? diag_text.s : "the house rule does not compile");
   const program *p = &r->prog;
-  int fn = -1;
-  for (int i = 0; i < p->nvalues; i++)
-    if (!strcmp(p->values[i].name, "late_game")) fn = p->values[i].dispatch_fn;
+  int fn = value_fn(p, "late_game");
   assert_true(fn >= 0);
   assert_true(p->reads_fixed[fn] & RD_TURN);
   char err[256];
@@ -501,9 +500,7 @@ static void the_turn_counts_when_read(void **state) {
     }
   }
   /* storm_rank reads the cancellations (through rule checks) but not the turn: not in its key */
-  int sr = -1;
-  for (int i = 0; i < p->nvalues; i++)
-    if (!strcmp(p->values[i].name, "storm_rank")) sr = p->values[i].dispatch_fn;
+  int sr = value_fn(p, "storm_rank");
   assert_true(sr >= 0 && (p->reads_fixed[sr] & RD_CANCEL) && !(p->reads_fixed[sr] & RD_TURN));
   const vm_vc_region *reg = g->v.vcache->reg + (size_t)sr * VM_VC_REGIONS;
   for (int i = 0; i < g->v.vcache->nreg[sr]; i++) assert_true(reg[i].off != g->L->var_off[tv]);
