@@ -1,11 +1,15 @@
-/* util.c -- allocation, string buffers, arenas and hashing used by every stage. */
+/* util.c -- allocation, string buffers, arenas, hashing and files used by every stage. */
+#define _POSIX_C_SOURCE 200809L
 #include "util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void *mt_realloc(void *p, size_t n) {
   if (n == 0) {
@@ -248,4 +252,106 @@ char *mt_read_file(const char *path, size_t *len, strbuf *why) {
   }
   *len = b.n;
   return b.s ? b.s : mt_strdup("");
+}
+
+/* Opens O for PATH (see util.h).  The temporary is PATH.XXXXXX, created 0600
+ * by mkstemp in PATH's own directory (a rename across file systems is not
+ * atomic) and given the usual 0666 & ~umask mode at commit. */
+bool mt_out_open(mt_out *o, const char *path, strbuf *why) {
+  memset(o, 0, sizeof *o);
+  struct stat st;
+  if (!*path) {
+    sb_printf(why, "cannot write '': an empty file name");
+    return false;
+  }
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    if (S_ISDIR(st.st_mode)) {
+      sb_printf(why, "cannot write '%s': it is a directory", path);
+      return false;
+    }
+    o->f = fopen(path, "w");
+    if (!o->f) {
+      sb_printf(why, "cannot write '%s': %s", path, strerror(errno));
+      return false;
+    }
+    o->path = mt_strdup(path);
+    return true;
+  }
+  size_t n = strlen(path);
+  o->tmp = mt_alloc(n + 8);
+  memcpy(o->tmp, path, n);
+  memcpy(o->tmp + n, ".XXXXXX", 8);
+  int fd = mkstemp(o->tmp);
+  if (fd < 0) {
+    sb_printf(why, "cannot write '%s': %s", path, strerror(errno));
+    mt_free(o->tmp);
+    o->tmp = NULL;
+    return false;
+  }
+  o->f = fdopen(fd, "w");
+  if (!o->f) {
+    sb_printf(why, "cannot write '%s': %s", path, strerror(errno));
+    close(fd);
+    unlink(o->tmp);
+    mt_free(o->tmp);
+    o->tmp = NULL;
+    return false;
+  }
+  o->path = mt_strdup(path);
+  return true;
+}
+
+static void out_release(mt_out *o) {
+  mt_free(o->path);
+  mt_free(o->tmp);
+  memset(o, 0, sizeof *o);
+}
+
+void mt_out_abort(mt_out *o) {
+  if (o->f) fclose(o->f);
+  if (o->tmp) unlink(o->tmp);
+  out_release(o);
+}
+
+/* Flushes, syncs and closes O, then renames the temporary over the
+ * destination.  Any error (a full disk shows at the flush or the sync) leaves
+ * the destination as it was and names the cause. */
+bool mt_out_commit(mt_out *o, strbuf *why) {
+  if (!o->f) {
+    sb_printf(why, "cannot write '%s': not open", o->path ? o->path : "");
+    out_release(o);
+    return false;
+  }
+  int err = 0;
+  if (ferror(o->f)) err = errno ? errno : EIO;
+  if (!err && fflush(o->f) != 0) err = errno;
+  if (!err && o->tmp) {
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fchmod(fileno(o->f), 0666 & ~mask) != 0) err = errno;
+    if (!err && fsync(fileno(o->f)) != 0) err = errno;
+  }
+  if (fclose(o->f) != 0 && !err) err = errno;
+  o->f = NULL;
+  if (!err && o->tmp && rename(o->tmp, o->path) != 0) err = errno;
+  if (err) {
+    sb_printf(why, "cannot write '%s': %s", o->path, strerror(err));
+    if (o->tmp) unlink(o->tmp);
+    out_release(o);
+    return false;
+  }
+  out_release(o);
+  return true;
+}
+
+bool mt_write_file(const char *path, const char *data, size_t n, strbuf *why) {
+  mt_out o;
+  if (!mt_out_open(&o, path, why)) return false;
+  if (n && fwrite(data, 1, n, o.f) != n) {
+    int e = errno;
+    mt_out_abort(&o);
+    sb_printf(why, "cannot write '%s': %s", path, strerror(e ? e : EIO));
+    return false;
+  }
+  return mt_out_commit(&o, why);
 }

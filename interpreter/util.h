@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The one allocation entry point (like lua_Alloc).  n == 0 frees.  Running
  * out of memory is not a recoverable condition in this program: it prints one
@@ -83,5 +84,24 @@ int mt_ruleset_parse(const char *s);
 #define MT_MAX_FILE (64u << 20)
 /* The whole file PATH (NUL-ended, length in LEN), or NULL with the reason in WHY. */
 char *mt_read_file(const char *path, size_t *len, strbuf *why);
+
+/* A file being written so that it is never seen half-written.  A regular
+ * file (or a new name) is written to a temporary file beside it, which
+ * mt_out_commit flushes, syncs and renames over PATH; until then PATH keeps
+ * its old content, and mt_out_abort (or a failed commit) removes the
+ * temporary.  A PATH that exists and is not a regular file (a terminal,
+ * /dev/stdout, /dev/full, a pipe) cannot be replaced: it is written in place,
+ * and every write, flush and close is still checked.  Opening checks the
+ * directory at once, so a typo in an output path is found before any work. */
+typedef struct mt_out {
+  FILE *f;    /* write here between open and commit */
+  char *path; /* the destination */
+  char *tmp;  /* the temporary beside it, NULL when written in place */
+} mt_out;
+bool mt_out_open(mt_out *o, const char *path, strbuf *why);
+bool mt_out_commit(mt_out *o, strbuf *why); /* false with WHY on any error; O is closed either way */
+void mt_out_abort(mt_out *o);               /* the destination untouched; safe after commit */
+/* N bytes of DATA as the whole content of PATH, by mt_out. */
+bool mt_write_file(const char *path, const char *data, size_t n, strbuf *why);
 
 #endif
