@@ -138,7 +138,7 @@ test: all unit golden fuzz-regress doc-examples docs-check scenarios console sim
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
-	@set -e; fails=0; for t in $(TEST_BINS); do echo "== $$t"; $$t || fails=$$((fails+1)); done; \
+	@set -e; fails=0; for t in $(TEST_BINS); do echo "== $$t"; MT_SCRATCH=$(BUILD)/tests $$t || fails=$$((fails+1)); done; \
 	  if [ $$fails -ne 0 ]; then echo "$$fails unit test binaries failed"; exit 1; fi
 
 golden: $(BUILD)/mentat

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "game.h"
+#include "scratch.h"
 #include "pack_fixture.h"
 
 static int group_setup(void **state) {
@@ -287,7 +288,7 @@ static void a_bad_undecided_count_is_refused_where_written(void **state) {
  * cache keyed by the state before would answer the first outcome for all). */
 static void a_cached_value_reads_the_planned_card(void **state) {
   (void)state;
-  const char *path = "build/test_chance_peek.rules";
+  const char *path = scratch("test_chance_peek.rules");
   FILE *fp = fopen(path, "w");
   assert_non_null(fp);
   fputs("rule 90.01 \"Peek: the next storm card's sectors\" basic {\n"

@@ -18,8 +18,9 @@
 #include <string.h>
 
 #include "game.h"
+#include "scratch.h"
 
-#define EXTRA "build/test_hash_extra.rules"
+#define EXTRA scratch("test_hash_extra.rules")
 
 static const char extra_rules[] =
     "# an addition the Basic game never plays (test_hash.c)\n"

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "game.h"
+#include "scratch.h"
 #include "ast.h"
 #include "opcodes.h"
 #include "reads.h"
@@ -472,7 +473,7 @@ static void memo_epochs_wrap(void **state) {
  * the turn does not count); a value that reads the turn itself keeps it. */
 static void the_turn_counts_when_read(void **state) {
   (void)state;
-  const char *path = "build/test_reads_turn.rules";
+  const char *path = scratch("test_reads_turn.rules");
   FILE *fp = fopen(path, "w");
   assert_non_null(fp);
   fputs("rule 90.02 \"Late game: from turn 3\" basic {\n  value late_game(): bool = turn >= 3\n}\n", fp);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "game.h"
+#include "scratch.h"
 #include "opcodes.h"
 #include "repl.h"
 #include "pack_fixture.h"
@@ -32,15 +33,15 @@ static uint64_t lcg(void *ctx) {
   return *x >> 11;
 }
 
-/* Writes TEXT to build/test_save.yaml and loads it; diagnostics in diag_text. */
+/* Writes TEXT to test_save.yaml (scratch.h) and loads it; diagnostics in diag_text. */
 static mt_game *load_text(const char *text) {
-  FILE *f = fopen("build/test_save.yaml", "w");
+  FILE *f = fopen(scratch("test_save.yaml"), "w");
   assert_non_null(f);
   fputs(text, f);
   fclose(f);
   diag_text.n = 0;
   if (diag_text.s) diag_text.s[0] = 0;
-  return mt_load_position(R, "build/test_save.yaml");
+  return mt_load_position(R, scratch("test_save.yaml"));
 }
 
 static char *save_text(const mt_game *g) {
@@ -84,7 +85,9 @@ static mt_game *played(const char *const *fac, int nfac, uint64_t seed, int step
  * exactly. */
 static void refuses_a_million_frames(void **state) {
   (void)state;
-  refused("mentat_state: 1\nfactions: [atreides, fremen]\nvm: [2, 0, 1000000]\n", "build/test_save.yaml:3:");
+  char at[4400];
+  snprintf(at, sizeof at, "%s:3:", scratch("test_save.yaml"));
+  refused("mentat_state: 1\nfactions: [atreides, fremen]\nvm: [2, 0, 1000000]\n", at);
   assert_true(strstr(diag_text.s, "vm word 2: frame count 1000000") || strstr(diag_text.s, "vm word 0: a padding word"));
 }
 
@@ -363,24 +366,32 @@ static char *slurp(const char *path) {
   return sb_take(&b);
 }
 
-/* Runs console SCRIPT (stdout to build/test_save.out); returns the output. */
+/* Runs console SCRIPT (stdout to test_save.out); returns the output.  In
+ * SCRIPT, each '@' stands for the scratch directory (scratch.h). */
 static char *console(const char *script) {
-  FILE *f = fopen("build/test_save.mentat", "w");
+  strbuf text = {0};
+  const char *dir = scratch("");
+  for (const char *p = script; *p; p++)
+    if (*p == '@') sb_puts(&text, dir);
+    else sb_putc(&text, *p);
+  FILE *f = fopen(scratch("test_save.mentat"), "w");
   assert_non_null(f);
-  fputs(script, f);
+  fputs(text.s, f);
   fclose(f);
+  sb_free(&text);
   fflush(stdout);
-  int saved = dup(1), fd = open("build/test_save.out", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  int saved = dup(1), fd = open(scratch("test_save.out"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   assert_true(saved >= 0 && fd >= 0);
   dup2(fd, 1);
   close(fd);
-  char a0[] = "repl", a1[] = "build/test_save.mentat";
+  char a0[] = "repl", a1[4400];
+  snprintf(a1, sizeof a1, "%s", scratch("test_save.mentat"));
   char *argv[] = {a0, a1, NULL};
   repl_main(2, argv, ".");
   fflush(stdout);
   dup2(saved, 1);
   close(saved);
-  return slurp("build/test_save.out");
+  return slurp(scratch("test_save.out"));
 }
 
 /* The hash the console printed after TAG ("saved to X (state hash H)"). */
@@ -426,20 +437,20 @@ static void console_edits_round_trip(void **state) {
   for (size_t i = 0; i < sizeof edits / sizeof *edits; i++) {
     char script[1024];
     snprintf(script, sizeof script,
-             "%s%s\nsave build/test_save_a.yaml\nload build/test_save_a.yaml\nsave build/test_save_b.yaml\n", head,
+             "%s%s\nsave @test_save_a.yaml\nload @test_save_a.yaml\nsave @test_save_b.yaml\n", head,
              edits[i]);
-    remove("build/test_save_a.yaml");
-    remove("build/test_save_b.yaml");
+    remove(scratch("test_save_a.yaml"));
+    remove(scratch("test_save_b.yaml"));
     char *out = console(script);
     bool refused_edit = strstr(edits[i], "thufir") || strstr(edits[i], "jamis"); /* see the next test */
     if (!strstr(out, refused_edit ? "test_save.mentat: 1 failed" : "test_save.mentat: 0 failed"))
       fail_msg("'%s' %s:\n%s", edits[i], refused_edit ? "was not refused" : "failed", out);
-    char *a = slurp("build/test_save_a.yaml"), *b = slurp("build/test_save_b.yaml");
+    char *a = slurp(scratch("test_save_a.yaml")), *b = slurp(scratch("test_save_b.yaml"));
     if (!a || !b) fail_msg("'%s': no save\n%s", edits[i], out);
     if (strcmp(a, b)) fail_msg("'%s': the saves differ\n%s", edits[i], out);
-    unsigned long long h1 = hash_after(out, "saved to build/test_save_a.yaml"),
-                       h2 = hash_after(out, "loaded build/test_save_a.yaml"),
-                       h3 = hash_after(out, "saved to build/test_save_b.yaml");
+    unsigned long long h1 = hash_after(out, "test_save_a.yaml (state hash"),
+                       h2 = hash_after(out, "loaded "),
+                       h3 = hash_after(out, "test_save_b.yaml (state hash");
     if (!h1 || h1 != h2 || h2 != h3) fail_msg("'%s': hashes %llx %llx %llx\n%s", edits[i], h1, h2, h3, out);
     free(a);
     free(b);
@@ -454,17 +465,17 @@ static void console_refuses_absent_factions(void **state) {
   char *out = console("new factions=emperor,harkonnen seed=5\n"
                       "give emperor thufir_hawat\nexpect error thufir_hawat belongs to atreides, which is not in this game\n"
                       "leader jamis tanks_face_down\nexpect error jamis belongs to fremen, which is not in this game\n"
-                      "save build/test_save_a.yaml\n");
+                      "save @test_save_a.yaml\n");
   if (!strstr(out, "test_save.mentat: 0 failed")) fail_msg("%s", out);
   free(out);
-  FILE *f = fopen("build/test_save_bad.yaml", "w");
+  FILE *f = fopen(scratch("test_save_bad.yaml"), "w");
   assert_non_null(f);
   fputs("mentat_state: 1\nfactions: [atreides, fremen]\nvm: [2, 0, 1000000]\n", f);
   fclose(f);
-  out = console("load build/test_save_a.yaml\nload build/test_save_bad.yaml\nexpect error could not load\n"
-                "save build/test_save_b.yaml\n");
+  out = console("load @test_save_a.yaml\nload @test_save_bad.yaml\nexpect error could not load\n"
+                "save @test_save_b.yaml\n");
   if (!strstr(out, "test_save.mentat: 0 failed")) fail_msg("%s", out);
-  assert_true(hash_after(out, "loaded build/test_save_a.yaml") == hash_after(out, "saved to build/test_save_b.yaml"));
+  assert_true(hash_after(out, "loaded ") == hash_after(out, "test_save_b.yaml (state hash"));
   free(out);
 }
 

@@ -9,6 +9,7 @@
 #include "bots.h"
 #include "opcodes.h"
 #include "rules_fixture.h"
+#include "scratch.h"
 
 static bool op_seen[OP__COUNT];
 
@@ -867,12 +868,12 @@ static void a_failed_any_time_action_saves(void **s) {
   assert_int_equal(mt_status(g), MT_FAILED);
   char *text = NULL;
   mt_save_position(g, &text);
-  FILE *f = fopen("build/test_vm_failed.yaml", "w");
+  FILE *f = fopen(scratch("test_vm_failed.yaml"), "w");
   assert_non_null(f);
   fputs(text, f);
   fclose(f);
   free(text);
-  mt_game *h = mt_load_position(r, "build/test_vm_failed.yaml");
+  mt_game *h = mt_load_position(r, scratch("test_vm_failed.yaml"));
   if (!h) fail_msg("%s", fx_diag_text());
   assert_int_equal(mt_hash(h), mt_hash(g));
   assert_string_equal(mt_error(h), mt_error(g));
@@ -899,12 +900,12 @@ static void save_and_load_a_suspended_game(void **s) {
   assert_int_equal(st, MT_WAITING);
   char *text = NULL;
   mt_save_position(g, &text);
-  FILE *f = fopen("build/test_vm_position.yaml", "w");
+  FILE *f = fopen(scratch("test_vm_position.yaml"), "w");
   assert_non_null(f);
   fputs(text, f);
   fclose(f);
   free(text);
-  mt_game *h = mt_load_position(r, "build/test_vm_position.yaml");
+  mt_game *h = mt_load_position(r, scratch("test_vm_position.yaml"));
   if (!h) fail_msg("%s", fx_diag_text());
   assert_int_equal(mt_hash(h), mt_hash(g));
   assert_int_equal(mt_status(h), MT_WAITING);
