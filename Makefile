@@ -134,7 +134,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
 test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session \
-      house-rules reports modding-doc packs variants-doc board-svg compare native verify
+      house-rules reports modding-doc packs variants-doc board-svg compare native verify trust
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -226,6 +226,10 @@ verify: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
 # --native plays the same games as the VM (the generated C built by the system compiler)
 native: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-native.sh
+
+# what Mentat reads from other people's files and writes for its user (packs, loads, saves, scripts, check's scale)
+trust: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/run-trust.sh
 
 # the board drawn (show board --svg, dump board --svg): rendered by rsvg-convert, checked
 board-svg: $(BUILD)/mentat

@@ -770,7 +770,7 @@ static void value_dispatch(cg *c, value_rec *v) {
     /* another definition at the same level, unrelated by supersedes, that also
      * applies is a conflict: checked only for guarded ones (the others were
      * compared statically) */
-    for (int k = i + 1; k < v->ndefs; k++) {
+    for (int k = i + 1; k < v->ndefs && !v->ordered[r->level]; k++) {
       value_def *e = &v->defs[k];
       rule_rec *re = &p->rules[e->rule];
       if (re->disabled || re->level != r->level || e->rule == d->rule) continue;

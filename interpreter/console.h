@@ -66,6 +66,9 @@ typedef struct repl {
   int nchance_q;
   FILE *outf;          /* where answers go */
   const char *sandbox; /* save/load: plain file names in this directory only (the fuzzer), or NULL */
+  bool confine;        /* a script: files are written only under WRITE_ROOTS (repl_writable_path) */
+  char *write_roots[40]; /* real paths: the current directory, the script's, each --allow-write */
+  int nwrite_roots;
   char **origin;       /* the commands that made the current position (`new`/`load`, then each change), for verify's witness */
   int norigin, caporigin;
   bool quiet_start;    /* mentat verify: the commands that make the start position say nothing unless they fail */
@@ -137,6 +140,9 @@ int repl_cmd_run(repl *R, int argc, char **argv);
 int repl_cmd_legal(repl *R, int argc, char **argv);
 int repl_cmd_do(repl *R, const char *rest);
 void repl_remember(repl *R, mt_game *before);
+/* The path to write NAME at: NAME itself, checked against what a script may
+ * touch (R->confine), or in the sandbox; -1 (reported) when refused. */
+int repl_writable_path(repl *R, const char *name, char *path, size_t n);
 int repl_cmd_undo(repl *R, bool redo);
 int repl_cmd_branch(repl *R, int argc, char **argv);
 int repl_cmd_branches(repl *R);

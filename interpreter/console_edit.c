@@ -7,8 +7,38 @@
 
 /* ---- commands ------------------------------------------------------------------ */
 
-/* Compiles the pack with the given variants and ruleset; NULL (reported) on errors. */
+/* A rule set the console already holds (the current game's, or one kept by
+ * undo, redo or a branch) compiled with these variants, by name, and this
+ * ruleset: shared, not compiled again, so that a script alternating
+ * `new ruleset=basic` and `new ruleset=advanced` keeps two rule sets, not
+ * one per undo entry.  A variant given as a file is compiled anew each
+ * time: the file may have changed. */
+static mt_rules *held_rules(repl *R, const char *const *variants, int nvariants, int advanced) {
+  strbuf key = {0};
+  sb_puts(&key, "");
+  for (int i = 0; i < nvariants; i++) {
+    if (strchr(variants[i], '/') || strstr(variants[i], ".rules")) return sb_free(&key), NULL;
+    sb_printf(&key, "%s%s", i ? "," : "", variants[i]);
+  }
+  const mt_rules *found = NULL;
+  const mt_rules *cands[1 + 256 + 256 + 32];
+  int n = 0;
+  cands[n++] = R->r;
+  for (int i = 0; i < R->nhistory; i++) cands[n++] = R->history[i] ? R->history[i]->r : NULL;
+  for (int i = 0; i < R->nfuture; i++) cands[n++] = R->future[i] ? R->future[i]->r : NULL;
+  for (int i = 0; i < R->nbranches; i++) cands[n++] = R->branches[i].g ? R->branches[i].g->r : NULL;
+  for (int i = 0; i < n && !found; i++)
+    if (cands[i] && cands[i]->advanced == (advanced == 1) && cands[i]->variant_list && !strcmp(cands[i]->variant_list, key.s))
+      found = cands[i];
+  sb_free(&key);
+  return found ? (mt_rules *)(uintptr_t)game_rules_retain(found) : NULL;
+}
+
+/* Compiles the pack with the given variants and ruleset (or shares one the
+ * console holds); NULL (reported) on errors.  The caller owns a reference. */
 static mt_rules *compile_pack(repl *R, const char *const *variants, int nvariants, int advanced) {
+  mt_rules *held = held_rules(R, variants, nvariants, advanced);
+  if (held) return held;
   mt_load L = {0};
   L.components = R->components;
   L.packs = R->packs;

@@ -140,6 +140,8 @@ int repl_verify_main(int argc, char **argv, const char *default_pack) {
   o.packs = packs;
   o.json = json;
   o.no_summary = true;
+  o.confine = true; /* the start script is confined as a console script is (docs/console.md) */
+  o.own_file = from;
   strbuf script = {0};
   if (start_script(from, factions, seed, turns, o.advanced, &script) < 0) {
     sb_free(&query);

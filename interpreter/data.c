@@ -977,8 +977,7 @@ board_def *data_load_pack(const pack_files *pf, diag *d) {
 
 board_def *data_load_dir(const char *root, diag *d) {
   pack_files pf;
-  pack_layer(root, NULL, 0, &pf, d);
-  board_def *def = data_load_pack(&pf, d);
+  board_def *def = pack_layer(root, NULL, 0, &pf, d) == 0 ? data_load_pack(&pf, d) : NULL;
   pack_files_fini(&pf);
   return def;
 }

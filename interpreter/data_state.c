@@ -30,6 +30,8 @@ typedef struct state_rd {
   ys *cards;     /* card names in document order */
   int *card_slot; /* their pile slots */
   size_t ncards, cap1, cap2;
+  int version;            /* mentat_state: 1 (hand-written, partial), 2 (written whole: `end` required) */
+  bool ended;             /* `end: true` was read: nothing may follow it */
   int *undecided;         /* per pile slot: its `undecided:` count, or -1 (chance as choice) */
   mt_span *undecided_sp;  /* where each was written */
 } state_rd;
@@ -446,17 +448,33 @@ static void state_root(state_rd *s) {
   yr *r = s->r;
   const board_def *def = s->def;
   static const char *const keys[] = {"mentat_state", "ruleset", "variants", "factions", "rng", "seed", "variables", "board",
-                                     "section_variables", "pools", "piles", "per_faction", "vm"};
+                                     "section_variables", "pools", "piles", "per_faction", "vm", "end"};
   keyseen ks = {0};
   ys k;
   bool have_version = false;
   while (data_map_key(r, &ks, &k)) {
     ys x;
+    if (s->ended) {
+      data_lerr(s->ld, k.sp, "'%s' after 'end': 'end' is the last line of a saved position", k.s);
+      data_yr_skip(r);
+      continue;
+    }
     if (data_keyis(&k, "mentat_state")) {
       int32_t v;
       have_version = true;
-      if (data_expect_scalar(r, "mentat_state", &x) && data_conv_int(s->ld, &x, "mentat_state", INT32_MIN + 1L, INT32_MAX, &v) && v != 1)
-        data_lerr(s->ld, x.sp, "unsupported saved-state version %d (this program reads 1)", v);
+      if (data_expect_scalar(r, "mentat_state", &x) && data_conv_int(s->ld, &x, "mentat_state", INT32_MIN + 1L, INT32_MAX, &v)) {
+        if (v != 1 && v != 2) {
+          data_lerr(s->ld, x.sp, "unsupported saved-state version %d (this program reads 1 and 2)", v);
+          r->fatal = true;
+          return;
+        }
+        s->version = v;
+      }
+    } else if (data_keyis(&k, "end")) {
+      if (data_expect_scalar(r, "end", &x)) {
+        if (!x.plain || strcmp(x.s, "true")) data_lerr(s->ld, x.sp, "'end' is 'true'");
+        s->ended = true;
+      }
     } else if (data_keyis(&k, "ruleset")) {
       /* the rule set the position was saved under must be the one loading it */
       if (data_expect_scalar(r, "ruleset", &x) && s->x.ruleset && strcmp(x.s, s->x.ruleset))
@@ -595,6 +613,13 @@ static void state_root(state_rd *s) {
     mt_span sp = {r->file, 0, 1};
     data_lerr(s->ld, sp, "not a saved state: 'mentat_state: 1' is missing");
   }
+  if (s->version == 2 && !s->ended && !r->fatal) {
+    /* a file Mentat wrote whole ends with `end: true`; without it the file was cut short (a full disk,
+     * an interrupted copy), and what is left must not load as another position */
+    mt_span sp = {r->file, (uint32_t)r->len, (uint32_t)r->len};
+    data_lerr(s->ld, sp, "this saved position is incomplete: a file written by Mentat (mentat_state: 2) ends with "
+                         "'end: true', and this one stops before it (truncated?)");
+  }
 }
 
 /* Places the cards named in piles: explicit instances ("shield#2") first,
@@ -672,11 +697,50 @@ static void state_check_ext(state_rd *s) {
   sb_free(&why);
 }
 
+/* The version a saved position's text begins with (its first line past
+ * comments, blank lines and a `---`: `mentat_state: N`), 0 if it does not
+ * begin so.  Read before any YAML, so that a file that is not a saved
+ * position (a `load` of /etc/passwd) is refused without a line of it quoted. */
+static int leading_version(const char *text, size_t len) {
+  const char *p = text, *end = text + len;
+  if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3)) p += 3;
+  while (p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    const char *le = nl ? nl : end, *q = p;
+    while (q < le && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+    if (q == le || *q == '#' || (le - q >= 3 && !memcmp(q, "---", 3) && (le - q == 3 || q[3] == ' ' || q[3] == '\r'))) {
+      p = nl ? nl + 1 : end;
+      continue;
+    }
+    static const char key[] = "mentat_state:";
+    if (p != q || (size_t)(le - p) < sizeof key - 1 || memcmp(p, key, sizeof key - 1)) return 0;
+    long v = strtol(p + sizeof key - 1, NULL, 10);
+    return v > 0 && v < 100 ? (int)v : -1;
+  }
+  return 0;
+}
+
+/* Whether TEXT's last line is `end: true` (a whole file of version 2). */
+static bool ends_whole(const char *text, size_t len) {
+  while (len && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' ')) len--;
+  return len >= 9 && !memcmp(text + len - 9, "end: true", 9);
+}
+
 board_layout *state_load_text(const board_def *def, const state_ext *x, const char *name, const char *text,
                               size_t len, diag *d, unsigned char **st) {
   data_loader *ld = data_loader_new((board_def *)(uintptr_t)def, d);
   yr r;
   data_yr_open(&r, ld, name, text, len);
+  int version = leading_version(text, len);
+  if (version == 0) {
+    diag_source_private(d, r.file, true);
+    mt_span sp = {r.file, 0, 0};
+    data_lerr(ld, sp, "not a saved position: it does not begin with 'mentat_state:' (docs/state-format.md)");
+    data_yr_close(&r);
+    data_loader_free(ld);
+    *st = NULL;
+    return NULL;
+  }
   state_rd s;
   memset(&s, 0, sizeof s);
   s.ld = ld;
@@ -693,6 +757,11 @@ board_layout *state_load_text(const board_def *def, const state_ext *x, const ch
   if (s.L == NULL && !r.fatal && ld->errors == 0) {
     mt_span sp = {r.file, 0, 1};
     data_lerr(ld, sp, "a saved state needs 'factions'");
+  }
+  if (r.fatal && version == 2 && !s.ended && !ends_whole(text, len)) {
+    mt_span sp = {r.file, (uint32_t)len, (uint32_t)len};
+    diag_note(d, sp, "the file does not end with 'end: true' as every file Mentat saves does: it was cut short "
+                     "(a full disk, an interrupted copy)");
   }
   data_yr_close(&r);
   int errors = ld->errors;

@@ -15,6 +15,7 @@ typedef struct source {
   size_t len;
   uint32_t *lines; /* byte offset of each line start */
   uint32_t nlines;
+  bool private_text; /* diag_source_private: never echo a line of it */
 } source;
 
 struct diag {
@@ -96,6 +97,10 @@ const char *diag_source_text(const diag *d, uint32_t file, size_t *len) {
   return d->src[file].text;
 }
 
+void diag_source_private(diag *d, uint32_t file, bool on) {
+  if (file < d->nsrc) d->src[file].private_text = on;
+}
+
 const char *diag_source_name(const diag *d, uint32_t file) {
   return file < d->nsrc ? d->src[file].name : "<none>";
 }
@@ -174,6 +179,11 @@ void diag_report(diag *d, diag_level lv, mt_span at, const char *fmt, va_list ap
   uint32_t line, col;
   diag_linecol(d, at.file, at.start, &line, &col);
   sb_printf(&b, "%s:%u:%u: %s: %s\n", s->name, line, col, level_name(lv), msg);
+  if (s->private_text) {
+    d->sink(d->ud, lv, b.s);
+    sb_free(&b);
+    return;
+  }
   uint32_t ls = s->lines[line - 1];
   uint32_t le = ls;
   while (le < s->len && s->text[le] != '\n') le++;

@@ -13,6 +13,7 @@
 #define MENTAT_DIAG_H
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -47,6 +48,10 @@ uint32_t diag_add_source(diag *d, const char *name, const char *text, size_t len
  * PATH and returns DIAG_NOFILE.  Files over 64 MiB are refused. */
 uint32_t diag_load_file(diag *d, const char *path);
 const char *diag_source_text(const diag *d, uint32_t file, size_t *len);
+/* A private source: its messages give file:line:col but never echo its
+ * lines.  For a file that may not be what it claims to be (a `load` of
+ * /etc/passwd) until its first key says it is. */
+void diag_source_private(diag *d, uint32_t file, bool on);
 const char *diag_source_name(const diag *d, uint32_t file);
 /* 1-based line/column -> byte offset (clamped to the buffer). */
 uint32_t diag_offset(const diag *d, uint32_t file, uint32_t line, uint32_t col);

@@ -1038,9 +1038,9 @@ int mt_save_position(const mt_game *g, char **text) {
   strbuf b = {0};
   state_save(g->L, g->v.st, &b);
   /* the rule set it belongs to, after the version line: a load under another is refused */
-  const char *at = b.s ? strstr(b.s, "mentat_state: 1\n") : NULL;
+  const char *at = b.s ? strstr(b.s, "mentat_state: 2\n") : NULL;
   if (at) {
-    at += strlen("mentat_state: 1\n");
+    at += strlen("mentat_state: 2\n");
     strbuf o = {0};
     sb_printf(&o, "%.*s", (int)(at - b.s), b.s);
     sb_printf(&o, "ruleset: %s\nvariants: [", g->r->advanced ? "advanced" : "basic");

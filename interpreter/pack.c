@@ -3,11 +3,12 @@
  * (ARCHITECTURE.md §5), used by the command line when no --rules/--components
  * DIR is given; and which files a game loads when mods (--pack DIR) are laid
  * over it (docs/modding.md). */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "pack.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,7 +121,29 @@ typedef struct layering {
   pack_files *out;
   entries yaml, rules[3]; /* factions/ *.yaml; rules/, factions/, variants/ *.rules */
   diag *d;
+  int refused; /* files refused (inside_pack) */
 } layering;
+
+/* Whether the file at PATH may be read as part of the pack whose real
+ * directory is ROOT.  A pack is shared like a save: a symbolic link in it
+ * that leads out of it (to /etc/shadow, to a user's private files) is
+ * refused with an error and never read, so no line of such a file can ever
+ * be quoted in a diagnostic; a link within the pack is fine. */
+static bool inside_pack(diag *d, const char *root, const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0 || !S_ISLNK(st.st_mode)) return true;
+  mt_span none = {DIAG_NOFILE, 0, 0};
+  char real[PATH_MAX];
+  if (!realpath(path, real)) {
+    diag_error(d, none, "pack file '%s' is a symbolic link that leads nowhere: %s", path, strerror(errno));
+    return false;
+  }
+  size_t n = strlen(root);
+  if (!strncmp(real, root, n) && (real[n] == '/' || (n == 1 && root[0] == '/'))) return true;
+  diag_error(d, none, "pack file '%s' is a symbolic link to a file outside the pack ('%s'); Mentat does not follow it",
+             path, real);
+  return false;
+}
 
 /* Adds the files of the layer in directory DIR over those seen so far.  YAML
  * names are DIR/sub/name; rules names drop a "./" so that diagnostics of the
@@ -132,6 +155,8 @@ static int scan_layer(layering *L, const char *dir, bool mod) {
   mt_span none = {DIAG_NOFILE, 0, 0};
   int found = 0;
   const char *sep = sep_after(dir);
+  char root[PATH_MAX];
+  if (!realpath(dir, root)) snprintf(root, sizeof root, "%s", dir);
   for (int k = 0; k < 3; k++) {
     strbuf sub = {0};
     sb_printf(&sub, "%s%s%s", dir, sep, subs[k]);
@@ -142,6 +167,11 @@ static int scan_layer(layering *L, const char *dir, bool mod) {
       const char *f = e->d_name;
       strbuf path = {0};
       sb_printf(&path, "%s/%s", sub.s, f);
+      if ((ends_with(f, ".rules") || ends_with(f, ".yaml")) && !inside_pack(L->d, root, path.s)) {
+        L->refused++;
+        sb_free(&path);
+        continue;
+      }
       if (ends_with(f, ".rules")) {
         strbuf rel = {0};
         if (!strcmp(dir, ".")) sb_printf(&rel, "%s/%s", subs[k], f);
@@ -197,7 +227,7 @@ int pack_layer(const char *base, const char *const *mods, int nmods, pack_files 
   if (out->no_factions && L.yaml.n) mt_free(out->no_factions), out->no_factions = NULL;
   drain(&L.yaml, &out->yaml, &out->nyaml, &out->capyaml);
   for (int k = 0; k < 3; k++) drain(&L.rules[k], &out->rules, &out->nrules, &out->caprules);
-  return rc;
+  return L.refused ? -1 : rc;
 }
 
 void pack_files_fini(pack_files *pf) {

@@ -62,6 +62,8 @@ typedef struct value_rec {
   int ndefs, capdefs;
   int dispatch_fn;
   mt_span span;
+  bool ordered[LEVEL_VARIANT + 1]; /* the definitions in force at this level are totally ordered by supersedes
+                                      (a chain): none can conflict with another at run time */
 } value_rec;
 
 typedef struct event_rec {

@@ -19,10 +19,12 @@
  * position shown, saved, loaded), console_ask.c (questions: why, explain,
  * rules, eval, winner, expectations); this file reads commands, dispatches
  * them, completes and prints.  console.h holds what they share. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "console.h"
 
+#include <limits.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef MT_HAVE_LIBEDIT
 #include <editline/readline.h>
@@ -751,7 +753,7 @@ static int read_command(repl *R, FILE *in, bool interactive, strbuf *cmd) {
 
 int repl_main(int argc, char **argv, const char *default_pack) {
   repl_options o = {.pack = default_pack};
-  const char *variants[32], *packs[32];
+  const char *variants[32], *packs[32], *allow[32];
   const char *script = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) o.json = true;
@@ -767,6 +769,12 @@ int repl_main(int argc, char **argv, const char *default_pack) {
     } else if (!strcmp(argv[i], "--variant") && i + 1 < argc) {
       if (o.nvariants == 32) return fprintf(stderr, "mentat repl: at most 32 --variant options\n"), 64;
       variants[o.nvariants++] = argv[++i];
+    } else if (!strcmp(argv[i], "--allow-write") && i + 1 < argc) {
+      if (o.nallow_write == 32) return fprintf(stderr, "mentat repl: at most 32 --allow-write options\n"), 64;
+      char real[PATH_MAX];
+      if (!realpath(argv[++i], real))
+        return fprintf(stderr, "mentat repl: --allow-write '%s': %s\n", argv[i], strerror(errno)), 64;
+      allow[o.nallow_write++] = argv[i];
     } else if (!strcmp(argv[i], "--advanced")) {
       o.advanced = true;
     } else if (!strcmp(argv[i], "--ruleset")) {
@@ -780,6 +788,10 @@ int repl_main(int argc, char **argv, const char *default_pack) {
   }
   o.variants = variants;
   o.packs = packs;
+  o.allow_write = allow;
+  /* a script, from a file or piped, is confined; the person at a terminal is not */
+  o.confine = script || !isatty(0);
+  o.own_file = script && strcmp(script, "-") ? script : NULL;
   /* `-`, or standard input that is not a terminal, is a script like a file: its failures make
    * the exit status, and `expect error` may follow a failing line (it is read whole, so the
    * console can look one line ahead) */
@@ -810,12 +822,74 @@ int repl_main(int argc, char **argv, const char *default_pack) {
   return rc;
 }
 
+/* What a script may write (docs/console.md): under the current directory,
+ * the script's own directory, and each --allow-write PATH, all by their real
+ * paths (so neither `..` nor a symbolic link leads out).  A place that does
+ * not exist is left out: nothing can be written there anyway. */
+static void set_write_roots(repl *R, const repl_options *o) {
+  R->confine = true;
+  char real[PATH_MAX];
+  if (realpath(".", real)) R->write_roots[R->nwrite_roots++] = mt_strdup(real);
+  if (o->own_file) {
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", o->own_file);
+    char *slash = strrchr(dir, '/');
+    if (slash) *(slash == dir ? slash + 1 : slash) = 0;
+    else snprintf(dir, sizeof dir, ".");
+    if (realpath(dir, real)) R->write_roots[R->nwrite_roots++] = mt_strdup(real);
+  }
+  for (int i = 0; i < o->nallow_write && R->nwrite_roots < 40; i++)
+    if (realpath(o->allow_write[i], real)) R->write_roots[R->nwrite_roots++] = mt_strdup(real);
+}
+
+/* Whether the real path P lies under one of R's write roots. */
+static bool under_write_root(const repl *R, const char *p) {
+  for (int i = 0; i < R->nwrite_roots; i++) {
+    const char *r = R->write_roots[i];
+    size_t n = strlen(r);
+    if (!strncmp(p, r, n) && (p[n] == 0 || p[n] == '/' || (n == 1 && r[0] == '/'))) return true;
+  }
+  return false;
+}
+
+int repl_writable_path(repl *R, const char *name, char *path, size_t n) {
+  if (R->sandbox) {
+    if (strchr(name, '/') || name[0] == '.' || !name[0] || strlen(name) > 64) return fail(R, "only plain file names here");
+    snprintf(path, n, "%s/%s", R->sandbox, name);
+    return 0;
+  }
+  if ((size_t)snprintf(path, n, "%s", name) >= n) return fail(R, "the file name is too long");
+  if (!R->confine) return 0;
+  /* the directory by its real path, then the name in it: never a link */
+  char dir[PATH_MAX], real[PATH_MAX];
+  const char *base = strrchr(name, '/');
+  if (base) {
+    snprintf(dir, sizeof dir, "%.*s", base == name ? 1 : (int)(base - name), name);
+    base++;
+  } else {
+    snprintf(dir, sizeof dir, ".");
+    base = name;
+  }
+  if (!*base || !strcmp(base, ".") || !strcmp(base, "..")) return fail(R, "'%s' is not a file name", name);
+  if (!realpath(dir, real)) return fail(R, "cannot write '%s': %s", name, strerror(errno));
+  char full[PATH_MAX + 256];
+  snprintf(full, sizeof full, "%s%s%s", real, strcmp(real, "/") ? "/" : "", base);
+  struct stat st;
+  if (lstat(full, &st) == 0 && S_ISLNK(st.st_mode))
+    return fail(R, "a script does not write through a symbolic link ('%s'); give the real path with --allow-write", name);
+  if (!under_write_root(R, full) && !under_write_root(R, real))
+    return fail(R, "a script writes files only under its own directory and the current one: '%s' is outside them "
+                   "(mentat repl --allow-write PATH allows more; docs/console.md)", name);
+  return 0;
+}
+
 int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   repl *R = mt_calloc(1, sizeof *R);
   R->viewer = -1;
   R->outf = out;
   R->json = o->json;
   R->sandbox = o->sandbox;
+  if (o->confine) set_write_roots(R, o);
   snprintf(R->components, sizeof R->components, "%s", o->pack ? o->pack : ".");
   R->packs = o->packs;
   R->npacks = o->npacks;
@@ -965,6 +1039,7 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   repl_chance_forget_queue(R);
   mt_game_free(R->g);
   mt_rules_free(R->r);
+  for (int i = 0; i < R->nwrite_roots; i++) mt_free(R->write_roots[i]);
   mt_free(R);
   return failed ? 1 : 0;
 }

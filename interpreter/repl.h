@@ -24,6 +24,11 @@ typedef struct repl_options {
   bool advanced;                   /* the ruleset of `new` when it names none: advanced, else basic */
   bool json;                       /* one JSON object per command */
   const char *sandbox;             /* save/load take plain file names, in this directory (or NULL) */
+  bool confine;                    /* a script: it writes files only under the current directory, OWN_FILE's
+                                      directory and ALLOW_WRITE (docs/console.md, "What a script may touch") */
+  const char *own_file;            /* the script's file, or NULL (standard input) */
+  const char *const *allow_write;  /* --allow-write PATH: more places a script may write (borrowed) */
+  int nallow_write;
   const mt_rules *rules;           /* already compiled rules of PACK to start with, or NULL */
   bool no_summary;                 /* mentat verify: no "SCRIPT: N failed" line at the end, and commands that
                                       succeed print nothing but `verify`'s answer */

@@ -182,7 +182,7 @@ static void put_pile(const board_layout *L, const unsigned char *st, int slot, c
 void state_save(const board_layout *L, const unsigned char *st, strbuf *o) {
   const board_def *def = L->def;
   char nb[96];
-  sb_puts(o, "# Mentat saved position (docs/state-format.md)\nmentat_state: 1\nfactions: [");
+  sb_puts(o, "# Mentat saved position (docs/state-format.md)\nmentat_state: 2\nfactions: [");
   for (int f = 0; f < L->nf; f++) sb_printf(o, "%s%s", f ? ", " : "", def->factions[L->faction[f]].id);
   uint64_t r[4];
   memcpy(r, st + L->off_rng, sizeof r);
@@ -259,7 +259,7 @@ void state_save(const board_layout *L, const unsigned char *st, strbuf *o) {
   sb_puts(o, "vm: [");
   const int32_t *ext = (const int32_t *)(const void *)(st + L->off_ext);
   for (size_t i = 0; i < L->ext_words; i++) sb_printf(o, "%s%d", i ? ", " : "", ext[i]);
-  sb_puts(o, "]\n");
+  sb_puts(o, "]\nend: true\n"); /* the last line: a file cut short lacks it (mentat_state: 2) */
 }
 
 board_layout *state_load_file(const board_def *def, const state_ext *x, const char *path, diag *d,

@@ -224,11 +224,37 @@ int mt_split_list(char *s, char **out, int cap) {
 }
 
 /* Reads the whole file PATH, at most MT_MAX_FILE bytes: the text (NUL-ended,
- * its length in LEN), or NULL with WHY set (a message naming the file). */
+ * its length in LEN), or NULL with WHY set (a message naming the file).
+ * Only a regular file is read: a FIFO would block forever (it is opened
+ * without waiting for a writer, then refused), and a device or a directory
+ * is never what a rules, components or saved-position file means. */
 char *mt_read_file(const char *path, size_t *len, strbuf *why) {
-  FILE *f = fopen(path, "rb");
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+  if (fd < 0) {
+    sb_printf(why, "cannot open '%s': %s", path, strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    sb_printf(why, "cannot read '%s': %s", path, strerror(errno));
+    close(fd);
+    return NULL;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    close(fd);
+    sb_printf(why, "cannot read '%s': it is %s, not a regular file", path,
+              S_ISDIR(st.st_mode)    ? "a directory"
+              : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
+              : S_ISSOCK(st.st_mode) ? "a socket"
+                                     : "a device");
+    return NULL;
+  }
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0) fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+  FILE *f = fdopen(fd, "rb");
   if (!f) {
     sb_printf(why, "cannot open '%s': %s", path, strerror(errno));
+    close(fd);
     return NULL;
   }
   strbuf b = {0};
@@ -244,10 +270,11 @@ char *mt_read_file(const char *path, size_t *len, strbuf *why) {
     }
   }
   int bad = ferror(f);
+  int e = errno;
   fclose(f);
   if (bad) {
     sb_free(&b);
-    sb_printf(why, "cannot read '%s'", path);
+    sb_printf(why, "cannot read '%s': %s", path, strerror(e));
     return NULL;
   }
   *len = b.n;

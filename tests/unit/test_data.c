@@ -242,8 +242,8 @@ static void missing_pack_is_an_error(void **state) {
 }
 
 /* Issue 9.11: a component file has the same size limit as a rules file: a
- * faction sheet that is an endless stream (/dev/zero) is an error naming the
- * file, not an out-of-memory abort. */
+ * faction sheet that is an endless stream (/dev/zero) or a file past the
+ * size limit is an error naming the file, not an out-of-memory abort. */
 static void endless_component_is_an_error(void **state) {
   (void)state;
   char dir[] = "/tmp/mentat-endless.XXXXXX";
@@ -255,8 +255,18 @@ static void endless_component_is_an_error(void **state) {
   strbuf out = {0};
   diag *d = diag_new(capture, &out);
   assert_null(data_load_dir(dir, d));
-  snprintf(path, sizeof path, "'%s/factions/endless.yaml' is larger than 64 MiB", dir);
+  /* a link out of the pack is never followed (pack.c inside_pack) */
+  snprintf(path, sizeof path, "'%s/factions/endless.yaml' is a symbolic link to a file outside the pack ('/dev/zero')", dir);
   assert_non_null(out.s);
+  assert_non_null(strstr(out.s, path));
+  diag_free(d);
+  sb_free(&out);
+  /* a regular file past the limit (sparse: no disk used) */
+  snprintf(cmd, sizeof cmd, "rm %s/factions/endless.yaml && truncate -s 65M %s/factions/endless.yaml", dir, dir);
+  assert_int_equal(system(cmd), 0);
+  d = diag_new(capture, &out);
+  assert_null(data_load_dir(dir, d));
+  snprintf(path, sizeof path, "'%s/factions/endless.yaml' is larger than 64 MiB", dir);
   assert_non_null(strstr(out.s, path));
   diag_free(d);
   sb_free(&out);
