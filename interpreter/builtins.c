@@ -63,12 +63,12 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   /* C's division truncates: a rounded-up or rounded quotient is found from
    * the truncated one and the remainder, so no intermediate can overflow */
   case BI_div_up: {
-    if (a[1] <= 0) return *err = VE_DIV, 0;
+    if (a[1] <= 0) return *errv = a[1], *err = VE_DIV, 0;
     int64_t q = a[0] / a[1];
     return a[0] % a[1] > 0 ? q + 1 : q;
   }
   case BI_div_round: {
-    if (a[1] <= 0) return *err = VE_DIV, 0;
+    if (a[1] <= 0) return *errv = a[1], *err = VE_DIV, 0;
     int64_t q = a[0] / a[1], r = a[0] % a[1];
     if (r < 0) q--, r += a[1]; /* floor, 0 <= r < b */
     return r >= a[1] - r ? q + 1 : q; /* r / b >= 1/2: halves go up */

@@ -369,10 +369,10 @@ static int dump_board_svg(const board_def *def, const char *path) {
   unsigned char *st = mt_calloc(1, L->size);
   board_state_init(L, st, 1);
   board_draw_svg(L, st, -1, "start position", &o);
-  FILE *f = fopen(path, "w");
-  int rc = f && fwrite(o.s, 1, o.n, f) == o.n ? 0 : 74;
-  if (f && fclose(f) != 0) rc = 74;
-  if (rc) fprintf(stderr, "mentat: error: cannot write '%s': %s\n", path, strerror(errno));
+  strbuf why = {0};
+  int rc = mt_write_file(path, o.s, o.n, &why) ? 0 : 74;
+  if (rc) fprintf(stderr, "mentat: error: %s\n", why.s);
+  sb_free(&why);
   mt_free(st);
   board_layout_free(L);
   sb_free(&err);

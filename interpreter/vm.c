@@ -1188,7 +1188,10 @@ void vm_error_text(const vm *v, const diag *d, strbuf *out) {
   if (r >= 0) sb_printf(out, " in rule %s (%s)", p->rules[r].id, p->rules[r].title ? p->rules[r].title : "");
   sb_puts(out, ": ");
   switch (vs->err_code) {
-  case VE_DIV: sb_puts(out, "division by zero"); break;
+  case VE_DIV:
+    if (vs->err_v < 0) sb_printf(out, "division by %lld: div_up and div_round divide by a positive number", (long long)vs->err_v);
+    else sb_puts(out, "division by zero");
+    break;
   case VE_OVERFLOW: sb_puts(out, "integer overflow"); break;
   case VE_WIDE:
     sb_printf(out, "variable '%s' cannot hold %lld: the state keeps 32-bit integers (-2147483648..2147483647)",

@@ -80,7 +80,7 @@ if grep -q "^no: no line reaches it in this phase (every line explored)$" "$TMP/
 else bad "the defender with 5 forces cannot survive (1.07.06.05)" "$(cat "$TMP/battle.out")"; fi
 
 # --from a saved position: the same proof as from the script that made it
-(cat $F/harkonnen-six.mentat; echo "save $TMP/six.yaml") | "$MENTAT" repl - >"$TMP/save.out" 2>&1
+(cat $F/harkonnen-six.mentat; echo "save $TMP/six.yaml") | "$MENTAT" repl --allow-write "$TMP" - >"$TMP/save.out" 2>&1
 "$MENTAT" verify --from "$TMP/six.yaml" always "$HAND" this phase >"$TMP/six-saved.out" 2>&1
 if grep -q "^yes: it holds at every position reachable in this phase (every line explored)$" "$TMP/six-saved.out" &&
    [ "$(tail -1 "$TMP/six-saved.out" | sed 's/ in .*//')" = "$(tail -1 "$TMP/six.out" | sed 's/ in .*//')" ]; then ok
