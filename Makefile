@@ -285,15 +285,22 @@ checksymbols: $(BUILD)/libmentat.a
 # The rule pack goes to PREFIX/share/mentat, where bin/mentat looks for it.  Each
 # pack directory is replaced, not merged: a stale .rules file would be loaded.
 PACK_DIRS = rules factions variants
+# Every installed file is copied beside its place and renamed over it, and the rule pack is copied
+# whole before it replaces the old one: an install that fails half-way (a full disk) leaves the
+# previous installation as it was, never a binary or a pack cut short.
+INSTALL_TO = d=$$(dirname "$(2)"); b=$$(basename "$(2)"); install -m $(3) $(1) "$$d/.$$b.new" && mv -f "$$d/.$$b.new" "$(2)"
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/share/mentat
-	install -m 755 $(BUILD)/mentat $(DESTDIR)$(PREFIX)/bin/mentat
-	install -m 644 $(BUILD)/libmentat.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 644 interpreter/mentat.h $(DESTDIR)$(PREFIX)/include/
 	install -d $(DESTDIR)$(PREFIX)/share/man/man1
-	install -m 644 docs/mentat.1 $(DESTDIR)$(PREFIX)/share/man/man1/mentat.1
-	rm -rf $(PACK_DIRS:%=$(DESTDIR)$(PREFIX)/share/mentat/%)
-	cp -R $(wildcard $(PACK_DIRS)) $(DESTDIR)$(PREFIX)/share/mentat/
+	$(call INSTALL_TO,$(BUILD)/mentat,$(DESTDIR)$(PREFIX)/bin/mentat,755)
+	$(call INSTALL_TO,$(BUILD)/libmentat.a,$(DESTDIR)$(PREFIX)/lib/libmentat.a,644)
+	$(call INSTALL_TO,interpreter/mentat.h,$(DESTDIR)$(PREFIX)/include/mentat.h,644)
+	$(call INSTALL_TO,docs/mentat.1,$(DESTDIR)$(PREFIX)/share/man/man1/mentat.1,644)
+	@set -e; s=$(DESTDIR)$(PREFIX)/share/mentat; rm -rf "$$s/.new" "$$s/.old"; mkdir -p "$$s/.new" "$$s/.old"; \
+	  cp -R $(wildcard $(PACK_DIRS)) "$$s/.new/"; \
+	  for d in $(PACK_DIRS); do if [ -e "$$s/$$d" ]; then mv "$$s/$$d" "$$s/.old/"; fi; \
+	    if [ -e "$$s/.new/$$d" ]; then mv "$$s/.new/$$d" "$$s/"; fi; done; \
+	  rm -rf "$$s/.new" "$$s/.old"; echo "installed the rule pack in $$s"
 
 clean:
 	rm -rf build build-asan build-fuzz
