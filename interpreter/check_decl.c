@@ -447,33 +447,41 @@ static void report_conflicts(chk *c, value_rec *vr, const int *order, int *idx, 
  * involved (a value defined by 20,000 rules checks in milliseconds); a
  * supersedes cycle (reported elsewhere) releases its definitions in
  * declaration order. */
-static void order_value(chk *c, value_rec *vr) {
+/* Per-rule arrays order_value uses for every value, allocated once: all
+ * zero between values (each value clears what it touched, the rules in its
+ * `reach`). */
+typedef struct order_scratch {
+  int *left, *indeg, *first, *stack, *reach;
+  bool *below;
+} order_scratch;
+
+static void order_value(chk *c, value_rec *vr, order_scratch *o) {
   program *p = c->p;
-  int n = vr->ndefs, nr = p->nrules;
+  int n = vr->ndefs;
   if (n == 0) return;
+  int *left = o->left, *indeg = o->indeg, *first = o->first, *stack = o->stack, *reach = o->reach;
+  bool *below = o->below;
   /* the rules defining the value, and how many definitions each has */
-  int *left = mt_calloc((size_t)nr + 1, sizeof *left);
   for (int i = 0; i < n; i++) left[vr->defs[i].rule]++;
   /* every rule one must declare 'supersedes' for: the override says what it replaces */
   for (int i = 0; i < n; i++) {
     value_def *d = &vr->defs[i];
     if (d->rule == vr->base_rule && d->ast->kids[1]) continue;
     bool ok = false;
-    if (p->sup_row && p->sup_row[d->rule] >= 0) {
+    if (p->sup_row && p->sup_row[d->rule] >= 0) { /* a rule it supersedes, at any depth, that defines the value */
       const uint64_t *row = p->sup_bits + (size_t)p->sup_row[d->rule] * p->sup_words;
-      for (int j = 0; j < n && !ok; j++) ok = vr->defs[j].rule != d->rule && (row[vr->defs[j].rule / 64] >> (vr->defs[j].rule % 64) & 1u);
+      for (size_t w = 0; w < p->sup_words && !ok; w++)
+        for (uint64_t bits = row[w]; bits && !ok; bits &= bits - 1)
+          ok = left[w * 64 + (size_t)__builtin_ctzll(bits)] > 0;
     }
     if (!ok)
       diag_error(c->d, d->ast->span, "rule %s redefines value '%s' (declared by rule %s) but does not say 'supersedes %s'",
                  p->rules[d->rule].id, vr->name, p->rules[vr->base_rule].id, p->rules[vr->base_rule].id);
   }
   /* the rules reachable from the defining ones, and each one's links from inside that set */
-  bool *below = mt_calloc((size_t)nr + 1, sizeof *below);
-  int *stack = mt_calloc((size_t)nr + 1, sizeof *stack), sp = 0;
-  int *indeg = mt_calloc((size_t)nr + 1, sizeof *indeg);
+  int sp = 0, nreach = 0;
   for (int i = 0; i < n; i++)
     if (!below[vr->defs[i].rule]) below[vr->defs[i].rule] = true, stack[sp++] = vr->defs[i].rule;
-  int *reach = mt_calloc((size_t)nr + 1, sizeof *reach), nreach = 0;
   while (sp) {
     int v = stack[--sp];
     reach[nreach++] = v;
@@ -484,7 +492,7 @@ static void order_value(chk *c, value_rec *vr) {
     }
   }
   /* each rule's definitions, in declaration order */
-  int *first = mt_calloc((size_t)nr + 1, sizeof *first), *next = mt_calloc((size_t)n + 1, sizeof *next);
+  int *next = mt_calloc((size_t)n + 1, sizeof *next);
   for (int r = 0; r < nreach; r++) first[reach[r]] = -1;
   for (int i = n - 1; i >= 0; i--) next[i] = first[vr->defs[i].rule], first[vr->defs[i].rule] = i;
   def_heap h = {mt_calloc((size_t)n + 1, sizeof(int)), 0, vr, p};
@@ -549,13 +557,12 @@ static void order_value(chk *c, value_rec *vr) {
   mt_free(out);
   mt_free(used);
   mt_free(h.v);
-  mt_free(first);
   mt_free(next);
-  mt_free(reach);
-  mt_free(indeg);
-  mt_free(stack);
-  mt_free(below);
-  mt_free(left);
+  for (int r = 0; r < nreach; r++) {
+    int v = reach[r];
+    left[v] = indeg[v] = first[v] = 0;
+    below[v] = false;
+  }
 }
 
 static void declare_action(chk *c, int rule, node *a) {
@@ -970,7 +977,12 @@ bool sema_check(program *p, diag *d, arena *a) {
     for (uint32_t i = 0; rr->items && i < rr->items->nkids; i++)
       if (rr->items->kids[i] && rr->items->kids[i]->kind == AST_VERB) check_verb(&c, r, rr->items->kids[i]);
   }
-  for (int i = 0; i < p->nvalues; i++) order_value(&c, &p->values[i]);
+  order_scratch os;
+  size_t nr = (size_t)p->nrules + 1;
+  os.left = mt_calloc(nr, sizeof(int)), os.indeg = mt_calloc(nr, sizeof(int)), os.first = mt_calloc(nr, sizeof(int));
+  os.stack = mt_calloc(nr, sizeof(int)), os.reach = mt_calloc(nr, sizeof(int)), os.below = mt_calloc(nr, sizeof(bool));
+  for (int i = 0; i < p->nvalues; i++) order_value(&c, &p->values[i], &os);
+  mt_free(os.left), mt_free(os.indeg), mt_free(os.first), mt_free(os.stack), mt_free(os.reach), mt_free(os.below);
   if (p->order_node) {
     int k = chk_find_value(p, p->order_node->name);
     if (k < 0) {
