@@ -143,7 +143,13 @@ damaged() { # NAME PATTERN: the entry was just damaged
   else bad "$1: the entry was not rebuilt" "$(ls -la "$good")"; fi
 }
 cp "$TMP/plant.so" "$entry"
+# a build directory left by a killed build is swept by the next build an hour later, a recent one kept
+mkdir "$good/build-1-0-0" "$good/build-2-0-0" && : >"$good/build-1-0-0/mentat-native.c" && : >"$good/build-2-0-0/mentat-native.c"
+touch -d '2 hours ago' "$good/build-1-0-0"
 damaged "a planted entry" "has no valid trailer"
+if [ ! -e "$good/build-1-0-0" ] && [ -e "$good/build-2-0-0/mentat-native.c" ]; then ok
+else bad "a stale build directory: not swept, or a recent one swept" "$(ls -la "$good")"; fi
+rm -rf "$good/build-2-0-0"
 # shellcheck disable=SC2086
 MENTAT_CACHE=$good "$MENTAT" $GAME --variant sprint --native >/dev/null 2>&1
 other=$(ls "$good"/native-*.so | grep -v "$key")
