@@ -310,8 +310,8 @@ bool vm_native_emit(const program *p, strbuf *out, int *count) {
 }
 
 /* Emits P's C, gets its object from the cache (native_cache.c: verified
- * before it is loaded, built if missing or damaged) and takes its table,
- * once the object's own key says it is the one asked for. */
+ * before it is loaded, built if missing or damaged, its exported key checked
+ * after) and takes its table. */
 vm_native_status vm_native_load(program *p, strbuf *why) {
   strbuf src = {0};
   int count = 0;
@@ -321,11 +321,9 @@ vm_native_status vm_native_load(program *p, strbuf *why) {
   vm_native_status st = vm_native_cache_load(src.s, src.n, &key, &h, why);
   sb_free(&src);
   if (st != VM_NATIVE_LOADED) return st;
-  const char *carried = dlsym(h, "mentat_native_key");
   void *sym = dlsym(h, "mentat_native_table");
-  if (!carried || strcmp(carried, key.hex) != 0 || !sym) {
-    sb_printf(why, "the cached object native-%s.so %s", key.hex,
-              !carried ? "carries no key" : strcmp(carried, key.hex) ? "carries another key" : "has no function table");
+  if (!sym) {
+    sb_printf(why, "the cached object native-%s.so has no function table", key.hex);
     dlclose(h);
     return VM_NATIVE_FAILED;
   }

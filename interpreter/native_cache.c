@@ -16,8 +16,8 @@
  *     checksum of its bytes.  It is opened without following links (and
  *     without blocking on a FIFO), checked (a regular file of the user's,
  *     writable by nobody else), read whole and verified, and only then loaded,
- *     through /proc/self/fd: the very file that was verified.  An entry that
- *     fails is rebuilt, never loaded;
+ *     through /proc/self/fd: the very file that was verified, whose exported
+ *     key must then agree.  An entry that fails is rebuilt, never loaded;
  *   - a build happens in a private temporary directory inside the cache: the
  *     compiler ($CC split at blanks, no shell) runs there on relative names,
  *     its output captured and shown if it fails; the object gets its trailer,
@@ -423,7 +423,8 @@ static char **compiler_argv(char **store) {
   *store = sb_take(&b);
   size_t cap = 8 + sizeof tail / sizeof *tail, n = 0;
   char **argv = mt_alloc(cap * sizeof *argv);
-  for (char *w = strtok(*store, " \t\n"); w; w = strtok(NULL, " \t\n")) {
+  char *save = NULL;
+  for (char *w = strtok_r(*store, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
     if (n + sizeof tail / sizeof *tail + 1 >= cap) argv = mt_realloc(argv, (cap *= 2) * sizeof *argv);
     argv[n++] = w;
   }
@@ -613,7 +614,13 @@ vm_native_status vm_native_cache_load(const char *src, size_t n, const vm_native
     if (fd < 0) goto out;
   }
   *handle = load_object(fd, dirfd, dir.s, name, why);
-  if (*handle) {
+  const char *carried = *handle ? dlsym(*handle, "mentat_native_key") : NULL;
+  if (*handle && (!carried || strcmp(carried, key->hex) != 0)) { /* the trailer said otherwise: removed, not used */
+    sb_printf(why, "the cached object '%s/%s' %s; removed it", dir.s, name, carried ? "carries another key" : "carries no key");
+    dlclose(*handle);
+    *handle = NULL;
+    unlinkat(dirfd, name, 0);
+  } else if (*handle) {
     st = VM_NATIVE_LOADED;
     if (bad.s) sb_printf(why, "%s in '%s': built it again", bad.s, dir.s);
   }

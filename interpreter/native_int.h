@@ -57,7 +57,8 @@ bool vm_native_build(int dirfd, const char *dirpath, const vm_native_key *key, c
                      strbuf *why);
 
 /* Opens the cache directory, finds or builds the entry for KEY from SRC (N
- * bytes of C) and loads it: the handle into *HANDLE.  VM_NATIVE_LOADED may
+ * bytes of C, which must export `const char mentat_native_key[]`, KEY's hex
+ * digits) and loads it: the handle into *HANDLE.  VM_NATIVE_LOADED may
  * leave a warning in WHY (a damaged entry was found and rebuilt); the others
  * leave the reason. */
 vm_native_status vm_native_cache_load(const char *src, size_t n, const vm_native_key *key, void **handle,

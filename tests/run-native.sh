@@ -102,10 +102,13 @@ same_games() {
 warns() {
   if grep -q "warning: --native: .*$2" "$TMP/e6"; then ok; else bad "$1: no warning matching '$2'" "$(cat "$TMP/e6")"; fi
 }
-# a shared object whose constructor leaves a marker: it must never run
-printf '#include <stdio.h>\n__attribute__((constructor)) static void planted(void) { FILE *f = fopen("%s", "w"); if (f) fclose(f); }\nvoid mentat_native_table(void) {}\n' \
-  "$TMP/marker" >"$TMP/plant.c"
-cc -shared -fPIC -o "$TMP/plant.so" "$TMP/plant.c" || bad "cannot build the planted object"
+# plant SO MARKER: a shared object whose constructor creates MARKER; it must never run
+plant() {
+  printf '#include <stdio.h>\n__attribute__((constructor)) static void planted(void) { FILE *f = fopen("%s", "w"); if (f) fclose(f); }\nvoid mentat_native_table(void) {}\n' \
+    "$2" >"$TMP/plant.c"
+  cc -shared -fPIC -o "$1" "$TMP/plant.c" || bad "cannot build the planted object"
+}
+plant "$TMP/plant.so" "$TMP/marker"
 good=$TMP/good
 same_games "a fresh private cache" MENTAT_CACHE="$good" && ok
 key=$(ls "$good" | sed -n 's/^native-\([0-9a-f]*\)\.so$/\1/p')
@@ -225,9 +228,8 @@ if [ "$(id -u)" -eq 0 ]; then # as nobody, whose home (/nonexistent) does not ex
   # another user made that directory first: refused, the planted object never runs, the run goes on
   rm -rf "$d"
   mkdir "$d" && chmod 777 "$d"
-  printf '#include <stdio.h>\n__attribute__((constructor)) static void planted(void) { FILE *f = fopen("%s", "w"); if (f) fclose(f); }\n' \
-    "$pub/t/marker" >"$TMP/plant2.c"
-  cc -shared -fPIC -o "$d/native-$key.so" "$TMP/plant2.c" && chmod 777 "$d/native-$key.so"
+  plant "$d/native-$key.so" "$pub/t/marker"
+  chmod 777 "$d/native-$key.so"
   # shellcheck disable=SC2086
   asnobody "$MENTAT" $GAME --native >"$TMP/o6" 2>"$TMP/e6"
   rc=$?

@@ -2,8 +2,9 @@
  * that tests/run-native.sh drives: which directory each environment chooses
  * (HOME unset never means a shared /tmp path), which directories are refused
  * and why, that an entry is checked against its key, its length and its
- * checksum before anything loads it, and that a failed build leaves nothing
- * behind.  Scratch files go to a temporary directory. */
+ * checksum before anything loads it (and its exported key after), and that a
+ * failed build leaves nothing behind.  Scratch files go to a temporary
+ * directory. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -234,25 +236,89 @@ static void a_failed_build_leaves_nothing(void **state) {
   assert_true(dirfd >= 0);
   vm_native_key key;
   vm_native_key_of(small_src, sizeof small_src - 1, &key);
-  setenv("CC", "false", 1);
-  sb_free(&why);
-  assert_false(vm_native_build(dirfd, path, &key, small_src, sizeof small_src - 1, &why));
-  assert_non_null(strstr(why.s, "the system compiler failed: 'false' exited with status 1"));
-  assert_int_equal(count_entries(path), 0);
-  setenv("CC", "cc -DBROKEN=1 -include /nonexistent/header.h", 1);
-  sb_free(&why);
-  assert_false(vm_native_build(dirfd, path, &key, small_src, sizeof small_src - 1, &why));
-  assert_non_null(strstr(why.s, "its output:"));
-  assert_non_null(strstr(why.s, "/nonexistent/header.h"));
-  assert_int_equal(count_entries(path), 0);
-  setenv("CC", "/nonexistent/cc", 1);
-  sb_free(&why);
-  assert_false(vm_native_build(dirfd, path, &key, small_src, sizeof small_src - 1, &why));
-  assert_non_null(strstr(why.s, "cannot run the system compiler '/nonexistent/cc': No such file or directory"));
-  assert_int_equal(count_entries(path), 0);
+  static const struct {
+    const char *cc, *says;
+  } bad[] = {
+      {"false", "the system compiler failed: 'false' exited with status 1"},
+      {"cc -DBROKEN=1 -include /nonexistent/header.h", "its output:\n    "}, /* what the compiler said, shown */
+      {"cc -DBROKEN=1 -include /nonexistent/header.h", "/nonexistent/header.h"},
+      {"/nonexistent/cc", "cannot run the system compiler '/nonexistent/cc': No such file or directory"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    setenv("CC", bad[i].cc, 1);
+    sb_free(&why);
+    assert_false(vm_native_build(dirfd, path, &key, small_src, sizeof small_src - 1, &why));
+    assert_non_null(strstr(why.s, bad[i].says));
+    assert_int_equal(count_entries(path), 0);
+  }
   unsetenv("CC");
   close(dirfd);
   sb_free(&why);
+}
+
+/* SRC as native.c emits it: BODY, then the line exporting the key of BODY (into *KEY). */
+static char *keyed_source(const char *body, vm_native_key *key) {
+  strbuf b = {0};
+  sb_puts(&b, body);
+  vm_native_key_of(b.s, b.n, key);
+  sb_printf(&b, "const char mentat_native_key[] = \"%s\";\n", key->hex);
+  return sb_take(&b);
+}
+
+/* The whole path: built once, then taken from the cache; a damaged entry
+ * rebuilt with a warning; an object whose exported key disagrees with its
+ * trailer never used; an unsafe directory refused. */
+static void a_load_builds_reuses_and_checks_the_key(void **state) {
+  (void)state;
+  char path[4200], entry[4400];
+  snprintf(path, sizeof path, "%s/loads", root);
+  setenv("MENTAT_CACHE", path, 1);
+  unsetenv("CC");
+  vm_native_key key;
+  char *src = keyed_source("int mentat_native_probe(void) { return 42; }\n", &key);
+  strbuf why = {0};
+  void *h = NULL;
+  assert_int_equal(vm_native_cache_load(src, strlen(src), &key, &h, &why), VM_NATIVE_LOADED);
+  assert_non_null(h);
+  assert_null(why.s); /* a first build says nothing */
+  assert_non_null(dlsym(h, "mentat_native_probe"));
+  dlclose(h);
+  snprintf(entry, sizeof entry, "%s/native-%s.so", path, key.hex);
+  struct stat before, after;
+  assert_int_equal(stat(entry, &before), 0);
+  assert_int_equal(vm_native_cache_load(src, strlen(src), &key, &h, &why), VM_NATIVE_LOADED);
+  dlclose(h);
+  assert_null(why.s);
+  assert_int_equal(stat(entry, &after), 0);
+  assert_int_equal(before.st_ino, after.st_ino); /* taken from the cache, not built again */
+
+  assert_int_equal(truncate(entry, before.st_size / 2), 0);
+  assert_int_equal(vm_native_cache_load(src, strlen(src), &key, &h, &why), VM_NATIVE_LOADED);
+  dlclose(h);
+  assert_non_null(strstr(why.s, "has no valid trailer"));
+  assert_non_null(strstr(why.s, "built it again"));
+  sb_free(&why);
+
+  /* a source whose exported key is not the key it is built under */
+  vm_native_key other;
+  char *liar = keyed_source("int mentat_native_liar;\n", &other);
+  vm_native_key_of("something else", 14, &key);
+  assert_int_equal(vm_native_cache_load(liar, strlen(liar), &key, &h, &why), VM_NATIVE_FAILED);
+  assert_null(h);
+  assert_non_null(strstr(why.s, "carries another key; removed it"));
+  snprintf(entry, sizeof entry, "%s/native-%s.so", path, key.hex);
+  assert_int_not_equal(access(entry, F_OK), 0);
+  sb_free(&why);
+
+  chmod(path, 0707);
+  assert_int_equal(vm_native_cache_load(src, strlen(src), &key, &h, &why), VM_NATIVE_REFUSED);
+  assert_null(h);
+  assert_non_null(strstr(why.s, "is writable by others (mode 0707)"));
+  chmod(path, 0700);
+  sb_free(&why);
+  mt_free(src);
+  mt_free(liar);
+  unsetenv("MENTAT_CACHE");
 }
 
 int main(void) {
@@ -261,6 +327,7 @@ int main(void) {
       cmocka_unit_test(the_directory_is_private_or_refused),
       cmocka_unit_test(an_entry_is_checked_before_use),
       cmocka_unit_test(a_failed_build_leaves_nothing),
+      cmocka_unit_test(a_load_builds_reuses_and_checks_the_key),
   };
   return cmocka_run_group_tests(tests, make_root, drop_root);
 }
