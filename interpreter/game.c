@@ -116,7 +116,12 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
   if (diag_errors(r->d) == 0 && !so->plain) cg_fuse(&r->prog);
   if (diag_errors(r->d) == 0 && so->native) {
     strbuf why = {0};
-    if (!vm_native_load(&r->prog, &why)) diag_error(r->d, (mt_span){DIAG_NOFILE, 0, 0}, "--native: %s", why.s ? why.s : "");
+    vm_native_status st = vm_native_load(&r->prog, &why);
+    if (st == VM_NATIVE_FAILED) diag_error(r->d, (mt_span){DIAG_NOFILE, 0, 0}, "--native: %s", why.s ? why.s : "");
+    else if (st == VM_NATIVE_REFUSED) /* a cache another user could have planted: not loaded, and the run goes on */
+      diag_warning(r->d, (mt_span){DIAG_NOFILE, 0, 0}, "--native: %s; nothing is loaded from it, the rules run as bytecode",
+                   why.s ? why.s : "");
+    else if (why.s) diag_warning(r->d, (mt_span){DIAG_NOFILE, 0, 0}, "--native: %s", why.s);
     sb_free(&why);
   }
   if (diag_errors(r->d) > 0) {

@@ -248,9 +248,14 @@ void vm_profile_report(const program *p);
 bool vm_rule_try(vm *v, int r);
 
 /* native.c: the pure functions of P as C (COUNT: how many); the shared object
- * built from it (cached by the code's hash) loaded into P->native; unloading. */
+ * built from it (cached by the C's hash, native_cache.c) loaded into
+ * P->native; unloading.  Loading says one of three things: loaded (WHY may
+ * hold a warning: a damaged cache entry was rebuilt); refused, the cache
+ * directory not being safe to load code from (the caller warns with WHY and
+ * runs the bytecode); failed (WHY: the cause, an error). */
+typedef enum { VM_NATIVE_LOADED, VM_NATIVE_REFUSED, VM_NATIVE_FAILED } vm_native_status;
 bool vm_native_emit(const program *p, strbuf *out, int *count);
-bool vm_native_load(program *p, strbuf *err);
+vm_native_status vm_native_load(program *p, strbuf *why);
 void vm_native_unload(program *p);
 
 /* verify.c: checks every function of P against the stack effects of
