@@ -512,7 +512,7 @@ static int dispatch(lsp_server *s, const char *method, json_t *id, json_t *param
 /* One message's body: parsed, validated as JSON-RPC 2.0, dispatched. */
 static int handle(lsp_server *s, const char *body, size_t len) {
   json_error_t err;
-  json_t *msg = json_loadb(body, len, 0, &err);
+  json_t *msg = json_loadb(body, len, JSON_DECODE_ANY, &err);
   if (!msg) {
     char why[300];
     snprintf(why, sizeof why, "parse error: %s (line %d, column %d)", err.text, err.line, err.column);

@@ -506,7 +506,9 @@ typedef struct completer {
   const char *prefix;
   size_t plen;
   json_t *items, *range;
-  const char **seen; /* labels given, an open-addressing set */
+  const char **seen; /* labels given, an open-addressing set (by label and kind: a card and a keyword
+                        may share a name) */
+  int *seen_kind;
   size_t cap;
 } completer;
 
@@ -522,12 +524,13 @@ enum { CI_METHOD = 2, CI_FUNCTION = 3, CI_VARIABLE = 6, CI_MODULE = 9, CI_KEYWOR
 
 static void offer(completer *c, const char *label, int kind, const char *detail) {
   if (!label || strncmp(label, c->prefix, c->plen)) return;
-  size_t h = (size_t)fnv(label) & (c->cap - 1);
+  size_t h = (size_t)(fnv(label) + (uint64_t)kind) & (c->cap - 1);
   while (c->seen[h]) {
-    if (!strcmp(c->seen[h], label)) return;
+    if (c->seen_kind[h] == kind && !strcmp(c->seen[h], label)) return;
     h = (h + 1) & (c->cap - 1);
   }
   c->seen[h] = label;
+  c->seen_kind[h] = kind;
   json_array_append_new(c->items, json_pack("{s:o, s:i, s:o, s:{s:O, s:o}}", "label", lsp_str(label), "kind", kind, "detail",
                                             lsp_str(detail ? detail : ""), "textEdit", "range", c->range, "newText",
                                             lsp_str(label)));
@@ -628,8 +631,9 @@ json_t *lsp_completion(lsp_server *s, lsp_doc *d, json_int_t line, json_int_t ch
   if (off - a >= sizeof prefix) return json_array();
   memcpy(prefix, d->text + a, off - a);
   prefix[off - a] = 0;
-  completer c = {prefix, strlen(prefix), json_array(), lsp_range(s, d->text, d->len, a, off), NULL, 1 << 13};
+  completer c = {prefix, strlen(prefix), json_array(), lsp_range(s, d->text, d->len, a, off), NULL, NULL, 1 << 13};
   c.seen = mt_calloc(c.cap, sizeof *c.seen);
+  c.seen_kind = mt_calloc(c.cap, sizeof *c.seen_kind);
   char kw[32];
   keyword_before(d->text, a, kw, sizeof kw);
   const mt_rules *r = d->model;
@@ -646,6 +650,7 @@ json_t *lsp_completion(lsp_server *s, lsp_doc *d, json_int_t line, json_int_t ch
   }
   (void)CI_MODULE;
   mt_free(c.seen);
+  mt_free(c.seen_kind);
   json_decref(c.range);
   return json_pack("{s:b, s:o}", "isIncomplete", 0, "items", c.items);
 }

@@ -12,6 +12,7 @@
  *                                        array): the value, or its FIELDs (paths below it) joined
  *                                        by '|'; strings raw, other values as compact JSON, a
  *                                        missing one as '-'
+ *   lspframe jstr FILE                   FILE's bytes as one JSON string (for a didOpen's text)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -112,11 +113,11 @@ static json_t *at(json_t *v, const char *path) {
 
 /* Walks PATH from V ('*': every element), printing what `get` prints at its end. */
 static void walk(json_t *v, const char *path, int nf, char **fields) {
-  if (!v) return;
-  if (!*path) {
+  if (!v && strchr(path, '*')) return;
+  if (!v || !*path) {
     for (int i = 0; i < nf; i++) {
       if (i) putchar('|');
-      put_value(at(v, fields[i]));
+      put_value(v ? at(v, fields[i]) : NULL);
     }
     if (!nf) put_value(v);
     putchar('\n');
@@ -154,7 +155,30 @@ static int get(int argc, char **argv) {
   return 0;
 }
 
+static int jstr(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return perror(path), 1;
+  char *buf = NULL;
+  size_t n = 0, cap = 0, k;
+  do {
+    if (n == cap && !(buf = realloc(buf, cap = cap ? 2 * cap : 65536))) return 1;
+    k = fread(buf + n, 1, cap - n, f);
+    n += k;
+  } while (k > 0);
+  fclose(f);
+  json_t *s = json_stringn(buf, n);
+  free(buf);
+  if (!s) return fprintf(stderr, "lspframe: %s is not UTF-8 text\n", path), 1;
+  char *t = json_dumps(s, JSON_COMPACT | JSON_ENCODE_ANY);
+  json_decref(s);
+  if (!t) return 1;
+  fputs(t, stdout);
+  free(t);
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "jstr")) return jstr(argv[2]);
   if (argc >= 3 && !strcmp(argv[1], "get")) return get(argc - 2, argv + 2);
   if (argc == 2 && !strcmp(argv[1], "frame")) return frame();
   if (argc == 2 && !strcmp(argv[1], "unframe")) return unframe();
