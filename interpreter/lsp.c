@@ -171,6 +171,11 @@ static bool is_file(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+static bool is_dir(const char *path) {
+  struct stat st;
+  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* The pack a file belongs to (docs/editors.md): a file in the rules/, factions/ or variants/ of a
  * directory D is checked with D's pack -- D itself when it holds rules/board.yaml (the standard
  * pack, or another whole game), else D as a mod laid over the standard pack (--pack D) -- and
@@ -194,6 +199,7 @@ static void doc_pack(lsp_server *s, lsp_doc *d) {
       root = dir;
     }
   }
+  if (root && !is_dir(root)) root = NULL; /* an unsaved file of no directory yet: house rules */
   strbuf board = {0};
   if (root) sb_printf(&board, "%s/rules/board.yaml", root);
   char real[PATH_MAX];
