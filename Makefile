@@ -114,10 +114,10 @@ $(BUILD)/gen/parser.c $(BUILD)/gen/parser.h &: grammar/parser.y | $(BUILD)/gen
 $(BUILD)/gen/lexer.c $(BUILD)/gen/lexer.h &: grammar/lexer.l | $(BUILD)/gen
 	flex --header-file=$(BUILD)/gen/lexer.h -o $(BUILD)/gen/lexer.c $<
 
-# The lexer's keywords, one KW("word") a line: the language server completes them and the
-# editors' grammars are checked against them (tests/run-editors.sh).
-$(BUILD)/gen/keywords.h: grammar/lexer.l | $(BUILD)/gen
-	sed -n 's/^"\([a-z_]*\)"[[:space:]]*{.*return T_[A-Z_]*;.*/KW("\1")/p' $< > $@.new && mv -f $@.new $@
+# The lexer's keywords, one KW("word") a line, for the language server's completion and hover;
+# editors/generate.sh reads them from the lexer for the editors' syntax files too.
+$(BUILD)/gen/keywords.h: grammar/lexer.l editors/generate.sh | $(BUILD)/gen
+	sh editors/generate.sh --keywords | sed 's/.*/KW("&")/' > $@.new && mv -f $@.new $@
 $(BUILD)/obj/lsp_query.o: $(BUILD)/gen/keywords.h
 
 # opcodes.def is the only list of opcodes; the docs page is generated from it.
@@ -243,8 +243,9 @@ $(BUILD)/tests/lspframe: tests/tools/lspframe.c $(BUILD)/config | $(BUILD)/tests
 lsp: $(BUILD)/mentat $(BUILD)/tests/lspframe
 	@BUILD=$(BUILD) sh tests/run-lsp.sh
 
-# the TextMate grammar and the Vim syntax file name every keyword of grammar/lexer.l
-editors: $(BUILD)/gen/keywords.h
+# the editors' syntax files are what editors/generate.sh makes of grammar/lexer.l and
+# builtins.def; Vim's highlights a rules file with them
+editors: $(BUILD)/tests/jsoncheck
 	@BUILD=$(BUILD) sh tests/run-editors.sh
 
 # --native plays the same games as the VM (the generated C built by the system compiler)
