@@ -83,7 +83,10 @@ static sym lookup(const mt_rules *r, const char *name, bool ruleid) {
   const program *p = &r->prog;
   const board_def *def = r->def;
   int k;
-  if (ruleid || isdigit((unsigned char)name[0])) return (sym){(k = sema_find_rule(p, name)) >= 0 ? K_RULE : K_NONE, k, 0};
+  if (ruleid || isdigit((unsigned char)name[0])) {
+    k = sema_find_rule(p, name);
+    return (sym){k >= 0 ? K_RULE : K_NONE, k, 0};
+  }
 #define FIND(arr, n, field, kind)                                                                                      \
   for (int i = 0; i < (n); i++)                                                                                        \
     if ((arr)[i].field && !strcmp((arr)[i].field, name)) return (sym){kind, i, 0};
