@@ -296,6 +296,7 @@ static void check_doc(lsp_server *s, lsp_doc *d) {
   L.message_at = collect;
   L.message_ud = &fl;
   L.keep_on_error = 1;
+  L.plain_code = 1; /* superinstructions are for running games: not needed to check */
   mt_rules *model = mt_rules_load(&L);
   mt_free(open);
   mt_rules_free(d->model);
