@@ -355,9 +355,16 @@ printf 'Content-Length: 10' | timeout 20 "$M" lsp > /dev/null 2>&1
 
 # ---- 5. a real client: Neovim's, headless -------------------------------------------------------------
 if command -v nvim > /dev/null; then
-  cp "$FREMEN" "$T/pack/factions/fremen.rules"
-  MENTAT="$ROOT/$M" FILE="$T/pack/factions/fremen.rules" OUT="$T/nvim.out" \
-    timeout 120 nvim --headless --clean -u NONE -i NONE -n -c "luafile $ROOT/tests/lsp/nvim-test.lua" > "$T/nvim.log" 2>&1
+  sed 's/section(sietch_tabr, first/section(sietch_tab, first/' "$FREMEN" > "$T/pack/factions/fremen.rules"
+  # init.lua as docs/editors.md has it, with this build's binary
+  cat > "$T/init.lua" <<EOF
+vim.opt.runtimepath:prepend("$ROOT/editors/vim")
+dofile("$ROOT/editors/nvim/mentat.lua").setup({
+  cmd = { "$ROOT/$M", "lsp" },
+})
+EOF
+  FILE="$T/pack/factions/fremen.rules" OUT="$T/nvim.out" \
+    timeout 120 nvim --headless --clean -u "$T/init.lua" -i NONE -n -c "luafile $ROOT/tests/lsp/nvim-test.lua" > "$T/nvim.log" 2>&1
   rc=$?
   if [ $rc -eq 0 ] && grep -q '^nvim: all passed' "$T/nvim.out"; then ok; else
     bad "Neovim's LSP client (exit $rc)" "$T/nvim.out"; cat "$T/nvim.log" | head -n 20; fi
