@@ -88,7 +88,7 @@ FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update house-rules \
         checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc board-svg board-png compare verify \
-        lsp editors FORCE
+        lsp editors editors-png FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/mentat $(BUILD)/libmentat.a
@@ -247,6 +247,9 @@ lsp: $(BUILD)/mentat $(BUILD)/tests/lspframe
 # builtins.def; Vim's highlights a rules file with them
 editors: $(BUILD)/tests/jsoncheck
 	@BUILD=$(BUILD) sh tests/run-editors.sh
+# docs/editors.png: Neovim in tmux showing a diagnostic and a hover (needs tmux)
+editors-png: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/tools/editors-screenshot.sh docs/editors.png
 
 # --native plays the same games as the VM (the generated C built by the system compiler)
 native: $(BUILD)/mentat

@@ -260,7 +260,18 @@ static void hover_text(const lsp_doc *d, const mt_rules *r, sym x, const char *n
   case K_RULE: case K_PHASE: {
     strbuf e = {0};
     explain_rule(r, p->rules[x.index].id, false, false, &e);
-    sb_printf(b, "```text\n%s```", e.s ? e.s : "");
+    sb_puts(b, "```text\n");
+    size_t n = strlen(d->components); /* files of the pack named inside it, as `explain` run there does */
+    for (const char *q = e.s ? e.s : ""; *q;) {
+      const char *hit = strstr(q, d->components);
+      if (!hit || hit[n] != '/') {
+        sb_puts(b, q);
+        break;
+      }
+      sb_putn(b, q, (size_t)(hit - q));
+      q = hit + n + 1;
+    }
+    sb_puts(b, "```");
     sb_free(&e);
     return;
   }

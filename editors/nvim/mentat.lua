@@ -7,7 +7,22 @@
 --   dofile("/path/to/mentat/editors/nvim/mentat.lua").setup({
 --     cmd = { "mentat", "lsp" },   -- the default; add pack options: "--pack", "/path/to/mod"
 --   })
+--
+-- In a rules buffer: K shows the hover, gd jumps to the definition, gr lists the references,
+-- <C-x><C-o> completes, ]d and [d go to the next and previous diagnostic (opts.on_attach, a
+-- function(client, bufnr), replaces these mappings with yours).
 local M = {}
+
+-- The mappings a rules buffer gets unless setup is given its own on_attach.
+local function default_attach(_, bufnr)
+  local map = function(lhs, fn) vim.keymap.set("n", lhs, fn, { buffer = bufnr }) end
+  map("K", vim.lsp.buf.hover)
+  map("gd", vim.lsp.buf.definition)
+  map("gr", vim.lsp.buf.references)
+  map("]d", vim.diagnostic.goto_next)
+  map("[d", vim.diagnostic.goto_prev)
+  vim.bo[bufnr].omnifunc = "v:lua.vim.lsp.omnifunc"
+end
 
 -- One server for all the rules files of the session: it checks each file against the pack the
 -- file lies in, whichever that is.
@@ -23,7 +38,7 @@ function M.setup(opts)
           name = "mentat",
           cmd = cmd,
           root_dir = vim.fn.fnamemodify(vim.api.nvim_buf_get_name(args.buf), ":p:h"),
-          on_attach = opts.on_attach,
+          on_attach = opts.on_attach or default_attach,
         })
       end
       if client_id then vim.lsp.buf_attach_client(args.buf, client_id) end
