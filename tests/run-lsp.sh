@@ -356,13 +356,11 @@ printf 'Content-Length: 10' | timeout 20 "$M" lsp > /dev/null 2>&1
 # ---- 5. a real client: Neovim's, headless -------------------------------------------------------------
 if command -v nvim > /dev/null; then
   sed 's/section(sietch_tabr, first/section(sietch_tab, first/' "$FREMEN" > "$T/pack/factions/fremen.rules"
-  # init.lua as docs/editors.md has it, with this build's binary
-  cat > "$T/init.lua" <<EOF
-vim.opt.runtimepath:prepend("$ROOT/editors/vim")
-dofile("$ROOT/editors/nvim/mentat.lua").setup({
-  cmd = { "$ROOT/$M", "lsp" },
-})
-EOF
+  # init.lua: docs/editors.md's, with this checkout and this build's binary
+  awk '/^```lua$/ { f = 1; next } /^```$/ { if (f) exit } f' docs/editors.md |
+    sed "s|/path/to/mentat|$ROOT|g; s|{ \"mentat\", \"lsp\" }|{ \"$ROOT/$M\", \"lsp\" }|" > "$T/init.lua"
+  grep -q "dofile(\"$ROOT/editors/nvim/mentat.lua\")" "$T/init.lua" && grep -q "$ROOT/$M" "$T/init.lua" && ok ||
+    bad "docs/editors.md's init.lua (its first lua block) was not found as the test expects it" "$T/init.lua"
   FILE="$T/pack/factions/fremen.rules" OUT="$T/nvim.out" \
     timeout 120 nvim --headless --clean -u "$T/init.lua" -i NONE -n -c "luafile $ROOT/tests/lsp/nvim-test.lua" > "$T/nvim.log" 2>&1
   rc=$?
