@@ -516,6 +516,8 @@ json_t *lsp_references(lsp_server *s, lsp_doc *d, json_int_t line, json_int_t ch
 
 /* ---- completion ----------------------------------------------------------------------------- */
 
+static mt_span extent(const node *n);
+
 typedef struct completer {
   const char *prefix;
   size_t plen;
@@ -637,6 +639,75 @@ static void offer_names(completer *c, const mt_rules *r) {
     for (int i = 0; i < nattrs[o]; i++) offer(c, attrs[o][i].name, CI_CONSTANT, owners[o]);
 }
 
+/* The local names in scope at byte OFF of the tree N: the parameters of the value, action,
+ * procedure or verb around it, the binders of the trigger or check around it, the loop and
+ * aggregate variables around it, and the `let`s before it in the blocks around it. */
+static void offer_locals(completer *c, const node *n, uint32_t off) {
+  if (!n) return;
+  mt_span sp = extent(n);
+  if (off < sp.start || off > sp.end) return;
+  switch (n->kind) {
+  case AST_VALUE: case AST_ACTION: case AST_PROC: case AST_VERB: case AST_TRIGGER: case AST_CHECK: {
+    const node *ps = ast_kid(n, 0);
+    for (uint32_t i = 0; ps && i < ps->nkids; i++) {
+      const node *q = ps->kids[i];
+      if (q && q->name && (q->kind == AST_PARAM || ((n->kind == AST_TRIGGER || n->kind == AST_CHECK) && q->kind == AST_NAME)))
+        offer(c, q->name, CI_VARIABLE, "parameter");
+    }
+    break;
+  }
+  case AST_FOR: case AST_AGGREGATE: case AST_COMPREHENSION: case AST_SECRET:
+    if (n->name) offer(c, n->name, CI_VARIABLE, "loop variable");
+    break;
+  case AST_BLOCK:
+    for (uint32_t i = 0; i < n->nkids; i++)
+      if (n->kids[i] && n->kids[i]->kind == AST_LET && n->kids[i]->span.start < off && n->kids[i]->name)
+        offer(c, n->kids[i]->name, CI_VARIABLE, "local (let)");
+    break;
+  default: break;
+  }
+  for (uint32_t i = 0; i < n->nkids; i++) offer_locals(c, n->kids[i], off);
+}
+
+/* Offers the locals at OFF in TEXT[0..LEN) parsed alone. */
+static void offer_locals_of(completer *c, const char *path, const char *text, size_t len, uint32_t off) {
+  diag *dg = diag_new(NULL, NULL);
+  arena ar = {0};
+  offer_locals(c, ast_parse(&ar, dg, diag_add_source(dg, path, text, len), NULL), off);
+  arena_free(&ar);
+  diag_free(dg);
+}
+
+/* While a line is being typed the text rarely parses, and a construct that does not parse leaves
+ * no tree: the text up to the word being completed (at A), a placeholder name for it, and the
+ * brackets still open closed in turn, parses as far as the cursor. */
+static void offer_locals_typing(completer *c, const lsp_doc *d, uint32_t a) {
+  char open[256];
+  int n = 0;
+  bool str = false;
+  for (uint32_t i = 0; i < a; i++) {
+    char ch = d->text[i];
+    if (str) {
+      if (ch == '\\') i++;
+      else if (ch == '"' || ch == '\n') str = false;
+    } else if (ch == '#') {
+      while (i + 1 < a && d->text[i + 1] != '\n') i++;
+    } else if (ch == '"') {
+      str = true;
+    } else if ((ch == '(' || ch == '{' || ch == '[') && n < 256) {
+      open[n++] = ch;
+    } else if ((ch == ')' || ch == '}' || ch == ']') && n > 0) {
+      n--;
+    }
+  }
+  strbuf t = {0};
+  sb_putn(&t, d->text, a);
+  sb_puts(&t, " x ");
+  while (n > 0) sb_puts(&t, open[--n] == '(' ? ")" : open[n] == '[' ? "]" : "\n}");
+  offer_locals_of(c, d->path, t.s, t.n, a + 1);
+  sb_free(&t);
+}
+
 json_t *lsp_completion(lsp_server *s, lsp_doc *d, json_int_t line, json_int_t ch) {
   uint32_t off = lsp_offset(s, d->text, d->len, line, ch), a = off;
   while (a > 0 && word_char((unsigned char)d->text[a - 1])) a--;
@@ -656,6 +727,8 @@ json_t *lsp_completion(lsp_server *s, lsp_doc *d, json_int_t line, json_int_t ch
   if (r && (rule_context || strchr(prefix, '.') || isdigit((unsigned char)prefix[0]))) {
     offer_rules(&c, &r->prog, false);
   } else {
+    offer_locals_typing(&c, d, a);
+    offer_locals_of(&c, d->path, d->text, d->len, off);
     if (r && !strcmp(kw, "run")) offer_rules(&c, &r->prog, true);
     if (r) offer_names(&c, r);
 #define KW(k) offer(&c, k, CI_KEYWORD, "keyword");

@@ -246,13 +246,16 @@ expect "hover past the end of the text: null" "$T/a" '^null$'
 
 # completion: territories by prefix, rule numbers after supersedes, keywords
 NEW=$T/pack/variants/house.rules
-printf 'rule house.1 "x" supersedes 1.02.0\nrule house.2 "y" {\n  value v(f: faction): int = tokens(f, sietch\n}\n' > "$T/house.txt"
+printf 'rule house.1 "x" supersedes 1.02.0\nrule house.2 "y" {\n  value v(f: faction): int = tokens(f, sietch\n}\nrule house.3 "z" {\n  value w(rival: faction): int = sum(s in sectors_of(sietch_tabr): tokens_at(ri\n' > "$T/house.txt"
+L5=$(sed -n 6p "$T/house.txt" | awk '{ print length($0) }')
 session comp <<EOF
 $INIT
 {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"$(uri "$NEW")","languageId":"mentat","version":1,"text":$("$F" jstr "$T/house.txt")}}}
 {"jsonrpc":"2.0","id":1,"method":"textDocument/completion","params":{"textDocument":{"uri":"$(uri "$NEW")"},"position":{"line":0,"character":35}}}
 {"jsonrpc":"2.0","id":2,"method":"textDocument/completion","params":{"textDocument":{"uri":"$(uri "$NEW")"},"position":{"line":2,"character":43}}}
 {"jsonrpc":"2.0","id":3,"method":"textDocument/completion","params":{"textDocument":{"uri":"$(uri "$NEW")"},"position":{"line":3,"character":0}}}
+{"jsonrpc":"2.0","id":4,"method":"textDocument/completion","params":{"textDocument":{"uri":"$(uri "$NEW")"},"position":{"line":5,"character":$L5}}}
+{"jsonrpc":"2.0","id":5,"method":"textDocument/completion","params":{"textDocument":{"uri":"$(uri "$NEW")"},"position":{"line":5,"character":$((L5 - 2))}}}
 $BYE
 EOF
 answer comp 1 'result.items.*' label kind detail > "$T/a"
@@ -269,6 +272,11 @@ expect "completion: actions" "$T/a" '^ride_worm\|2$'
 expect "completion: token kinds" "$T/a" '^fedaykin\|21$'
 expect "completion: cards" "$T/a" '^lasgun\|20$'
 expect "completion: events" "$T/a" '^devour\|23$'
+answer comp 4 'result.items.*' label kind detail > "$T/a"
+expect "completion while typing: the value's parameter, in scope" "$T/a" '^rival\|6\|parameter$'
+answer comp 5 'result.items.*' label kind detail > "$T/a"
+expect "completion while typing: the aggregate's variable, in scope" "$T/a" '^s\|6\|loop variable$'
+expect_not "completion: no parameter of another value" "$T/a" '^f\|6\|'
 [ -e "$NEW" ] && bad "completion's unsaved file was written to disk"
 
 # positions in UTF-16: a name after non-ASCII text on its line (é: 1 unit, 2 bytes; 𝔇: 2 units, 4 bytes)
