@@ -395,6 +395,11 @@ json_t *lsp_hover(lsp_server *s, lsp_doc *d, json_int_t line, json_int_t ch) {
   strbuf b = {0};
   if (x.kind != K_NONE) {
     hover_text(d, d->model, x, w.text, &b);
+  } else if (w.ruleid) { /* explain's answer: no such rule, and the nearest number */
+    strbuf e = {0};
+    explain_rule(d->model, w.text, false, false, &e);
+    sb_printf(&b, "%s", e.s ? e.s : "");
+    sb_free(&e);
   } else {
 #define KW(k) if (!strcmp(w.text, k)) sb_printf(&b, "`%s`: a keyword of the rules language (docs/language.md)", k);
 #include "keywords.h"

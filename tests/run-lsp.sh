@@ -280,15 +280,25 @@ expect_not "completion: no parameter of another value" "$T/a" '^f\|6\|'
 [ -e "$NEW" ] && bad "completion's unsaved file was written to disk"
 
 # positions in UTF-16: a name after non-ASCII text on its line (é: 1 unit, 2 bytes; 𝔇: 2 units, 4 bytes)
-printf 'rule house.u "é𝔇" { value u(f: faction): int = tokens(f, sietch_tabr) }\n' > "$T/utf.txt"
+printf 'rule house.u "é𝔇" { value u(f: faction): int = tokens(f, sietch_tabr) }\n# see 1.05.99\n' > "$T/utf.txt"
 session utf <<EOF
 $INIT
 {"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"$(uri "$NEW")","languageId":"mentat","version":1,"text":$("$F" jstr "$T/utf.txt")}}}
 {"jsonrpc":"2.0","id":1,"method":"textDocument/hover","params":{"textDocument":{"uri":"$(uri "$NEW")"},"position":{"line":0,"character":58}}}
+{"jsonrpc":"2.0","id":2,"method":"textDocument/hover","params":{"textDocument":{"uri":"$(uri "$NEW")"},"position":{"line":1,"character":9}}}
 $BYE
 EOF
 answer utf 1 result range.start.character contents.value > "$T/a"
 expect "UTF-16 positions: hover finds the name after é and 𝔇, its range in UTF-16 units" "$T/a" '^58\|.*Sietch Tabr'
+answer utf 2 result.contents.value > "$T/a"
+expect "hover on an unknown rule number: explain's answer, with the nearest" "$T/a" '^no rule 1\.05\.99 in the loaded rules \(did you mean [0-9.]+\?\)'
+# a client that offers UTF-8 positions gets them: characters count bytes
+sed 's/"capabilities":{}/"capabilities":{"general":{"positionEncodings":["utf-8","utf-16"]}}/; s/"character":58/"character":61/' "$T/utf.in" > "$T/utf8.script"
+session utf8 < "$T/utf8.script"
+answer utf8 0 result.capabilities.positionEncoding > "$T/a"
+expect "UTF-8 positions negotiated" "$T/a" '^utf-8$'
+answer utf8 1 result range.start.character contents.value > "$T/a"
+expect "UTF-8 positions: the hover's range in bytes" "$T/a" '^61\|.*Sietch Tabr'
 
 # ---- 4. bad input: a JSON-RPC error, and the server goes on -----------------------------------------
 {
