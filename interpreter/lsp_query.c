@@ -509,6 +509,8 @@ json_t *lsp_references(lsp_server *s, lsp_doc *d, json_int_t line, json_int_t ch
   json_t *out = json_array();
   for (int k = 0; k < r->nsources; k++) { /* every source of the pack, variants included */
     uint32_t f = r->source_ids[k];
+    /* a name the pack does not declare (a parameter, a `let`): this document's mentions only */
+    if (x.kind == K_NONE && !w.ruleid && strcmp(diag_source_name(r->d, f), d->path)) continue;
     ref_search q = {s, NULL, w.text, 0, strlen(w.text), lsp_uri_of(diag_source_name(r->d, f)), out, 0, 0, false};
     q.text = diag_source_text(r->d, f, &q.len);
     for (int i = 0; i < nsp && !decl; i++)
@@ -716,6 +718,8 @@ static void offer_locals_typing(completer *c, const lsp_doc *d, uint32_t a) {
 json_t *lsp_completion(lsp_server *s, lsp_doc *d, json_int_t line, json_int_t ch) {
   uint32_t off = lsp_offset(s, d->text, d->len, line, ch), a = off;
   while (a > 0 && word_char((unsigned char)d->text[a - 1])) a--;
+  for (uint32_t i = a; i + 1 < off; i++) /* `0..le`: a range, the word after it */
+    if (d->text[i] == '.' && d->text[i + 1] == '.') a = i + 2;
   while (a < off && (d->text[a] == '.' || d->text[a] == '-')) a++;
   char prefix[256];
   if (off - a >= sizeof prefix) return json_array();

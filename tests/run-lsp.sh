@@ -190,6 +190,8 @@ $INIT
 {"jsonrpc":"2.0","id":13,"method":"textDocument/hover","params":{"textDocument":{"uri":"$FU"},"position":$(at "$FREMEN" '  ability 2.04.02' 3)}}
 {"jsonrpc":"2.0","id":14,"method":"textDocument/hover","params":{"textDocument":{"uri":"$FU"},"position":$(at "$FREMEN" 'from 0..left' 10)}}
 {"jsonrpc":"2.0","id":15,"method":"textDocument/hover","params":{"textDocument":{"uri":"$FU"},"position":{"line":100000,"character":5}}}
+{"jsonrpc":"2.0","id":16,"method":"textDocument/references","params":{"textDocument":{"uri":"$FU"},"position":$(at "$FREMEN" 'value worm_riders(f' 18),"context":{"includeDeclaration":true}}}
+{"jsonrpc":"2.0","id":17,"method":"textDocument/completion","params":{"textDocument":{"uri":"$FU"},"position":$(at "$FREMEN" 'in 1..worm_riders' 8)}}
 $BYE
 EOF
 answer query 1 result.contents.value > "$T/a"
@@ -243,6 +245,11 @@ answer query 14 result.contents.value > "$T/a"
 expect "hover on the n of 0..n: the name, not a rule number" "$T/a" '^-$|null'
 answer query 15 result > "$T/a"
 expect "hover past the end of the text: null" "$T/a" '^null$'
+answer query 16 'result.*' uri > "$T/a"
+expect "references of a parameter: in its own file" "$T/a" "^$FU\$"
+expect_not "references of a parameter: not every f of the pack" "$T/a" "atreides"
+answer query 17 'result.items.*' label > "$T/a"
+expect "completion after a range's ..: names, not rule numbers" "$T/a" '^worm_riders$'
 
 # completion: territories by prefix, rule numbers after supersedes, keywords
 NEW=$T/pack/variants/house.rules
