@@ -434,6 +434,9 @@ static void did_close(lsp_server *s, json_t *params) {
 
 /* ---- requests ----------------------------------------------------------------------------- */
 
+/* The answer to initialize: what the server does (no formatting: the language has no one
+ * canonical layout), and positions in UTF-8 when the client offers them (no conversion), else in
+ * UTF-16 as LSP requires by default. */
 static json_t *initialize(lsp_server *s, json_t *params) {
   json_t *encs = json_object_get(json_object_get(json_object_get(params, "capabilities"), "general"), "positionEncodings");
   size_t i;

@@ -545,6 +545,8 @@ static uint64_t fnv(const char *s) {
 enum { CI_METHOD = 2, CI_FUNCTION = 3, CI_VARIABLE = 6, CI_MODULE = 9, CI_KEYWORD = 14, CI_REFERENCE = 18,
        CI_ENUM_MEMBER = 20, CI_CONSTANT = 21, CI_EVENT = 23 };
 
+/* One completion item, if LABEL starts with the prefix typed and was not offered with KIND
+ * already; the prefix is replaced by it (textEdit: a rule number's dots are no word boundary). */
 static void offer(completer *c, const char *label, int kind, const char *detail) {
   if (!label || strncmp(label, c->prefix, c->plen)) return;
   size_t h = (size_t)(fnv(label) + (uint64_t)kind) & (c->cap - 1);
@@ -559,6 +561,8 @@ static void offer(completer *c, const char *label, int kind, const char *detail)
                                             lsp_str(label)));
 }
 
+/* Every rule number with its title (NAMES: a phase's or step's name instead, where it has one,
+ * for `run`). */
 static void offer_rules(completer *c, const program *p, bool names) {
   for (int i = 0; i < p->nrules; i++) {
     const rule_rec *rr = &p->rules[i];
@@ -583,6 +587,7 @@ static void keyword_before(const char *t, uint32_t a, char *w, size_t n) {
   }
 }
 
+/* Every name of the rules, the built-ins and the component data, with what it is. */
 static void offer_names(completer *c, const mt_rules *r) {
   const program *p = &r->prog;
   const board_def *def = r->def;
@@ -769,6 +774,8 @@ enum { SK_MODULE = 2, SK_NAMESPACE = 3, SK_CLASS = 5, SK_METHOD = 6, SK_FUNCTION
 
 static void symbols_of(const lsp_server *s, const char *text, size_t len, const node *n, json_t *out);
 
+/* N as a DocumentSymbol (a block, rule or member: its name, kind, extent and children), or, for a
+ * list, its members. */
 static void symbol(const lsp_server *s, const char *text, size_t len, const node *n, json_t *out) {
   static const char *const timing[] = {"before", "after", "instead of", "on"};
   char name[300];
