@@ -601,6 +601,8 @@ static void offer_names(completer *c, const mt_rules *r) {
     snprintf(detail, sizeof detail, "action (rule %s)", p->actions[i].rule >= 0 ? p->rules[p->actions[i].rule].id : "?");
     offer(c, p->actions[i].name, CI_METHOD, detail);
   }
+  for (int i = 0; i < p->nactions; i++) /* the kinds of action (`is K`, `act f: any K`) */
+    for (int k = 0; k < p->actions[i].nkinds; k++) offer(c, p->actions[i].kinds[k], CI_CONSTANT, "kind of action");
   for (int i = 0; i < p->nevents; i++) offer(c, p->events[i].name, CI_EVENT, "event");
   for (int i = 0; i < p->nprocs; i++) offer(c, p->procs[i].name, CI_FUNCTION, "procedure");
   for (int i = 0; i < p->nverbs; i++) offer(c, p->verbs[i].name, CI_METHOD, "verb");

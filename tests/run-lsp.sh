@@ -279,6 +279,7 @@ expect "completion: actions" "$T/a" '^ride_worm\|2$'
 expect "completion: token kinds" "$T/a" '^fedaykin\|21$'
 expect "completion: cards" "$T/a" '^lasgun\|20$'
 expect "completion: events" "$T/a" '^devour\|23$'
+expect "completion: kinds of action" "$T/a" '^interjection\|21$'
 answer comp 4 'result.items.*' label kind detail > "$T/a"
 expect "completion while typing: the value's parameter, in scope" "$T/a" '^rival\|6\|parameter$'
 answer comp 5 'result.items.*' label kind detail > "$T/a"
