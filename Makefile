@@ -16,7 +16,7 @@ WERROR   ?= -Werror
 PREFIX   ?= /usr/local
 
 # ---- dependencies: detect, install as root, or print the exact command ----
-DEB_PKGS = flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin gnuplot-nox
+DEB_PKGS = flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin gnuplot-nox libjansson-dev neovim
 DEPS_MISSING = missing=""; \
 	command -v flex >/dev/null || missing="$$missing flex"; \
 	command -v bison >/dev/null || missing="$$missing bison"; \
@@ -26,7 +26,9 @@ DEPS_MISSING = missing=""; \
 	pkg-config --exists libedit 2>/dev/null || missing="$$missing libedit-dev"; \
 	command -v dot >/dev/null || missing="$$missing graphviz"; \
 	command -v rsvg-convert >/dev/null || missing="$$missing librsvg2-bin"; \
-	command -v gnuplot >/dev/null || missing="$$missing gnuplot-nox"
+	command -v gnuplot >/dev/null || missing="$$missing gnuplot-nox"; \
+	pkg-config --exists jansson 2>/dev/null || missing="$$missing libjansson-dev"; \
+	command -v nvim >/dev/null || missing="$$missing neovim"
 .PHONY: deps deps-check
 deps: deps-check
 deps-check:
@@ -66,12 +68,16 @@ CPPFLAGS += -Iinterpreter -I$(BUILD)/gen -MMD -MP
 CFLAGS   += $(WARN) $(WERROR) $(OPT)
 LDLIBS_YAML   := $(shell pkg-config --libs yaml-0.1 2>/dev/null || echo -lyaml)
 EDIT_LIBS     := $(shell pkg-config --libs libedit 2>/dev/null)
+# jansson: the language server's JSON (mentat lsp, interpreter/lsp*.c)
+JSON_CFLAGS   := $(shell pkg-config --cflags jansson 2>/dev/null)
+JSON_LIBS     := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
 CMOCKA_CFLAGS := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS   := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 ifneq ($(EDIT_LIBS),)
   CPPFLAGS += -DMT_HAVE_LIBEDIT
 endif
-LDLIBS   += $(LDLIBS_YAML) $(EDIT_LIBS) -lm
+CPPFLAGS += $(JSON_CFLAGS)
+LDLIBS   += $(LDLIBS_YAML) $(EDIT_LIBS) $(JSON_LIBS) -lm
 
 LIB_SRCS  = $(filter-out interpreter/main.c,$(wildcard interpreter/*.c))
 GEN_SRCS  = $(BUILD)/gen/parser.c $(BUILD)/gen/lexer.c
@@ -81,7 +87,8 @@ TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update house-rules \
-        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc board-svg board-png compare verify FORCE
+        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc board-svg board-png compare verify \
+        lsp editors editors-png trust FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/mentat $(BUILD)/libmentat.a
@@ -106,6 +113,12 @@ $(BUILD)/gen/parser.c $(BUILD)/gen/parser.h &: grammar/parser.y | $(BUILD)/gen
 
 $(BUILD)/gen/lexer.c $(BUILD)/gen/lexer.h &: grammar/lexer.l | $(BUILD)/gen
 	flex --header-file=$(BUILD)/gen/lexer.h -o $(BUILD)/gen/lexer.c $<
+
+# The lexer's keywords, one KW("word") a line, for the language server's completion and hover;
+# editors/generate.sh reads them from the lexer for the editors' syntax files too.
+$(BUILD)/gen/keywords.h: grammar/lexer.l editors/generate.sh | $(BUILD)/gen
+	sh editors/generate.sh --keywords | sed 's/.*/KW("&")/' > $@.new && mv -f $@.new $@
+$(BUILD)/obj/lsp_query.o: $(BUILD)/gen/keywords.h
 
 # opcodes.def is the only list of opcodes; the docs page is generated from it.
 $(BUILD)/gen/opdoc: interpreter/opcodes.def tests/tools/opdoc.c $(BUILD)/config | $(BUILD)/gen
@@ -134,7 +147,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
 test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session \
-      house-rules reports modding-doc packs variants-doc board-svg compare native verify trust
+      house-rules reports modding-doc packs variants-doc board-svg compare native verify trust lsp editors
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -223,6 +236,21 @@ compare: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
 verify: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
 	@BUILD=$(BUILD) sh tests/run-verify.sh
 
+# mentat lsp: every method and bad input at the protocol level (tests/tools/lspframe), then
+# Neovim's own LSP client on a faction file (tests/lsp/nvim-test.lua)
+$(BUILD)/tests/lspframe: tests/tools/lspframe.c $(BUILD)/config | $(BUILD)/tests
+	$(CC) $(CFLAGS) $(JSON_CFLAGS) $(LDFLAGS) tests/tools/lspframe.c $(JSON_LIBS) -o $@
+lsp: $(BUILD)/mentat $(BUILD)/tests/lspframe
+	@BUILD=$(BUILD) sh tests/run-lsp.sh
+
+# the editors' syntax files are what editors/generate.sh makes of grammar/lexer.l and
+# builtins.def; Vim's highlights a rules file with them
+editors: $(BUILD)/tests/jsoncheck
+	@BUILD=$(BUILD) sh tests/run-editors.sh
+# docs/editors.png: Neovim in tmux showing a diagnostic and a hover (needs tmux)
+editors-png: $(BUILD)/mentat
+	@BUILD=$(BUILD) sh tests/tools/editors-screenshot.sh docs/editors.png
+
 # --native plays the same games as the VM (the generated C built by the system compiler)
 native: $(BUILD)/mentat
 	@BUILD=$(BUILD) sh tests/run-native.sh
@@ -279,7 +307,7 @@ valgrind: all $(TEST_BINS)
 # The library exports only mt_* and module-prefixed names.
 checksymbols: $(BUILD)/libmentat.a
 	@bad=$$(nm -g --defined-only $< | awk 'NF==3{print $$3}' | \
-	  grep -Ev "^(mt|bot_|lex_|ast_|sema_|cg_|vm_|board_|data_|diag_|sb_|arena_|state_|game_|explain_|repl_|sim_|dump_|pack_|rules_|reach_|op_table|level_names|mtparse|mtlex|mt_|yy)" || true); \
+	  grep -Ev "^(mt|bot_|lex_|lsp_|chk_|ast_|sema_|cg_|vm_|board_|data_|diag_|sb_|arena_|state_|game_|explain_|repl_|sim_|dump_|pack_|rules_|reach_|op_table|level_names|mtparse|mtlex|mt_|yy)" || true); \
 	  if [ -n "$$bad" ]; then echo "unexpected exported symbols:"; echo "$$bad"; exit 1; fi; echo "symbols ok"
 
 # The rule pack goes to PREFIX/share/mentat, where bin/mentat looks for it.  Each

@@ -25,7 +25,14 @@ struct diag {
   size_t nsrc, capsrc;
   int errors, limit;
   int dropping; /* past the limit: drop notes attached to dropped errors */
+  diag_observer observer;
+  void *observer_ud;
 };
+
+void diag_set_observer(diag *d, diag_observer fn, void *ud) {
+  d->observer = fn;
+  d->observer_ud = ud;
+}
 
 diag *diag_new(diag_sink sink, void *ud) {
   diag *d = mt_calloc(1, sizeof *d);
@@ -156,6 +163,11 @@ void diag_report(diag *d, diag_level lv, mt_span at, const char *fmt, va_list ap
         snprintf(msg, sizeof msg, "mentat: error: too many errors (%d), stopping here\n", d->limit);
         d->sink(d->ud, DIAG_ERROR, msg);
       }
+      if (d->errors == d->limit && d->observer) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "too many errors (%d), stopping here", d->limit);
+        d->observer(d->observer_ud, DIAG_ERROR, (mt_span){DIAG_NOFILE, 0, 0}, msg);
+      }
       d->errors++;
       d->dropping = 1;
       return;
@@ -165,10 +177,12 @@ void diag_report(diag *d, diag_level lv, mt_span at, const char *fmt, va_list ap
   } else if (lv == DIAG_NOTE && d->dropping) {
     return;
   }
-  if (!d->sink) return;
+  if (!d->sink && !d->observer) return;
   strbuf b = {0};
   char msg[1024];
   vsnprintf(msg, sizeof msg, fmt, ap);
+  if (d->observer) d->observer(d->observer_ud, lv, at, msg);
+  if (!d->sink) return;
   if (at.file >= d->nsrc) {
     sb_printf(&b, "mentat: %s: %s\n", level_name(lv), msg);
     d->sink(d->ud, lv, b.s);

@@ -73,6 +73,12 @@ void diag_set_limit(diag *d, int max_errors);
  * distance at most max(1, strlen/3)), or NULL. */
 const char *diag_suggest(const char *name, const char *const *cands, size_t n);
 
+/* A second receiver of every message that is not dropped: its level, its
+ * span and the message alone, unrendered (tools that place it themselves:
+ * the language server).  FN NULL: none. */
+typedef void (*diag_observer)(void *ud, diag_level level, mt_span at, const char *msg);
+void diag_set_observer(diag *d, diag_observer fn, void *ud);
+
 /* A ready-made sink that writes to the FILE* passed as UD. */
 void diag_sink_file(void *ud, diag_level level, const char *text);
 

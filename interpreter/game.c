@@ -27,6 +27,18 @@ static void sink(void *ud, diag_level lv, const char *text) {
   if (r->message) r->message(r->message_ud, (int)lv, text);
 }
 
+/* Passes a message on, unrendered, with its place as lines and columns. */
+static void observe(void *ud, diag_level lv, mt_span at, const char *msg) {
+  mt_rules *r = ud;
+  mt_where w = {0};
+  if (at.file != DIAG_NOFILE && at.file < diag_nsources(r->d)) {
+    w.file = diag_source_name(r->d, at.file);
+    diag_linecol(r->d, at.file, at.start, &w.line, &w.col);
+    diag_linecol(r->d, at.file, at.end > at.start ? at.end : at.start, &w.end_line, &w.end_col);
+  }
+  r->message_at(r->message_ud, (int)lv, &w, msg);
+}
+
 /* The index among FILES[0..N) of the file PATH names (the same file by its
  * real path), or -1. */
 static int same_file(char *const *files, int n, const char *path) {
@@ -125,11 +137,23 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
     sb_free(&why);
   }
   if (diag_errors(r->d) > 0) {
+    r->errors = diag_errors(r->d);
+    if (r->keep) return r;
     mt_rules_free(r);
     return NULL;
   }
   game_hash_prepare(r);
   return r;
+}
+
+int mt_rules_errors(const mt_rules *r) { return r->errors; }
+
+/* Registers FILE's text: an unsaved text given for it in O, else the file on disk. */
+static uint32_t load_source(diag *d, const mt_load *o, const char *file) {
+  for (int k = 0; k < o->nunsaved; k++)
+    if (o->unsaved[k].path && same_path(o->unsaved[k].path, file))
+      return diag_add_source(d, file, o->unsaved[k].text ? o->unsaved[k].text : "", o->unsaved[k].len);
+  return diag_load_file(d, file);
 }
 
 mt_rules *game_rules_compile(const board_def *def, const char *const *names, const char *const *texts,
@@ -156,7 +180,10 @@ mt_rules *mt_rules_load(const mt_load *o) {
   r->bot_value = BOT_VALUE_UNKNOWN;
   r->message = o->message;
   r->message_ud = o->message_ud;
+  r->message_at = o->message_at;
+  r->keep = o->keep_on_error != 0;
   r->d = diag_new(sink, r);
+  if (r->message_at) diag_set_observer(r->d, observe, r);
   const char *comp = o->components ? o->components : ".";
   r->components = mt_strdup(comp);
   pack_files pf;
@@ -198,7 +225,7 @@ mt_rules *mt_rules_load(const mt_load *o) {
       if (pack_source[same] >= 0 && variant) r->variant_file[pack_source[same]] = true;
       continue;
     }
-    uint32_t f = diag_load_file(r->d, files[i]);
+    uint32_t f = load_source(r->d, o, files[i]);
     if (f != DIAG_NOFILE) {
       for (int k = 0; k < o->nvariants; k++) r->variant_file[r->nsources] |= !strcmp(files[i], o->variants[k]);
       if (r->user_file) r->user_file[r->nsources] = user;
@@ -330,6 +357,10 @@ mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactio
                      size_t errlen) {
   int idx[BOARD_MAX_FACTIONS];
   int n = 0;
+  if (r->errors) { /* kept for its names only (mt_load.keep_on_error) */
+    snprintf(err, errlen, "the rules have %d error%s: no game runs on them", r->errors, r->errors == 1 ? "" : "s");
+    return NULL;
+  }
   if (!factions) {
     for (int i = 0; i < r->def->nfactions && i < BOARD_MAX_FACTIONS; i++) idx[n++] = i;
   } else {

@@ -42,6 +42,9 @@ struct mt_rules {
    * epochs never match, so the next game takes it instead of zeroing VM_MEMO entries of its own */
   struct vm_memo *spare_memo;
   uint32_t spare_memo_epoch;
+  mt_message_at_fn message_at;
+  int errors;      /* reported while loading (mt_load.keep_on_error): no game runs on it */
+  bool keep;       /* mt_load.keep_on_error */
   int bot_value; /* the value the heuristic bot maximises (bots.c), -1 if none; BOT_VALUE_UNKNOWN: not looked up */
 };
 #define BOT_VALUE_UNKNOWN (-2)

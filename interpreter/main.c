@@ -17,6 +17,7 @@
 #include "bots.h"
 #include "explain.h"
 #include "repl.h"
+#include "lsp.h"
 #include "ruleset_report.h"
 #include "sim.h"
 
@@ -64,7 +65,9 @@ static const char usage[] =
     "          [by turn T | within N decisions | this phase] [--for F,G] [--others B] [--jobs N] ...\n"
     "                                     can a position where EXPR holds (can) or fails (always) be\n"
     "                                     reached, over every legal decision and random outcome? a witness\n"
-    "                                     to replay in the console, or no within the bounds (docs/verify.md)\n";
+    "                                     to replay in the console, or no within the bounds (docs/verify.md)\n"
+    "  lsp     [pack options]             the language server for editors, on standard input and output\n"
+    "                                     (LSP 3.17: diagnostics, hover, definitions; docs/editors.md)\n";
 /* the rest of the usage (one string literal may hold at most 4095 characters in C99) */
 static const char usage_options[] =
     "\n"
@@ -778,6 +781,26 @@ static int cmd_report(int argc, char **argv) {
 #define MENTAT_VERSION "0.12"
 #endif
 
+/* `lsp [pack options]`: the language server on standard input and output (lsp.c); a file is
+ * checked against the pack it lies in, else against this one with its --pack mods. */
+static int cmd_lsp(int argc, char **argv) {
+  opts o = {0};
+  if (parse_opts(argc, argv, &o, 0) < 0) return EX_USAGE;
+  if (o.nfiles) return fprintf(stderr, "mentat lsp: no FILE arguments: the editor opens the files\n"), EX_USAGE;
+  char pack[4096];
+  const char *dir = o.components ? o.components : find_pack(pack, sizeof pack);
+  if (!dir) return EX_IOERR;
+  for (int i = 0; i < o.npacks; i++) {
+    strbuf why = {0};
+    int bad = pack_dir_ok(o.packs[i], &why);
+    if (bad) fprintf(stderr, "mentat: error: %s\n", why.s);
+    sb_free(&why);
+    if (bad) return EX_IOERR;
+  }
+  lsp_options lo = {dir, o.packs, o.npacks, MENTAT_VERSION};
+  return lsp_serve(stdin, stdout, &lo);
+}
+
 /* `mentat COMMAND --help`: the lines of the usage that describe COMMAND, then the options every
  * pack-loading command shares.  An unknown command is a usage error. */
 static int command_help(const char *cmd) {
@@ -827,6 +850,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "compare")) return cmd_compare(argc - 1, argv + 1);
   if (!strcmp(cmd, "merge")) return sim_merge_main(argc - 2, argv + 2);
   if (!strcmp(cmd, "diff") || !strcmp(cmd, "graph")) return cmd_report(argc - 1, argv + 1);
+  if (!strcmp(cmd, "lsp")) return cmd_lsp(argc - 1, argv + 1);
   if (!strcmp(cmd, "repl") || !strcmp(cmd, "verify")) {
     char pack[4096];
     const char *dir = NULL; /* repl_main reads --components/--rules DIR itself */
@@ -835,7 +859,7 @@ int main(int argc, char **argv) {
     if (!dir && !(dir = find_pack(pack, sizeof pack))) return EX_IOERR;
     return !strcmp(cmd, "verify") ? repl_verify_main(argc - 1, argv + 1, dir) : repl_main(argc - 1, argv + 1, dir);
   }
-  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "simulate", "compare", "merge", "diff", "graph", "verify", "help"};
+  static const char *const cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "repl", "rules", "simulate", "compare", "merge", "diff", "graph", "verify", "lsp", "help"};
   const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
   fprintf(stderr, "mentat: unknown command '%s'%s%s%s\n%s", cmd, s ? " (did you mean '" : "", s ? s : "", s ? "'?)" : "",
           usage);

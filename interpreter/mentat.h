@@ -23,6 +23,20 @@ typedef void (*mt_message_fn)(void *ud, int level, const char *text);
 /* RULE is the number of the rule whose code narrated TEXT. */
 typedef void (*mt_log_fn)(void *ud, const char *rule, const char *text);
 
+/* The text of a rules file other than what is on disk: an editor's unsaved buffer. */
+typedef struct mt_source {
+  const char *path, *text;
+  size_t len;
+} mt_source;
+/* Where a message is: FILE (NULL: in no file) and the 1-based LINE and COL of its start and of
+ * its end (END_COL exclusive); columns count bytes. */
+typedef struct mt_where {
+  const char *file;
+  unsigned line, col, end_line, end_col;
+} mt_where;
+/* A message unrendered: MSG alone, without place or source line. */
+typedef void (*mt_message_at_fn)(void *ud, int level, const mt_where *at, const char *msg);
+
 typedef struct mt_load {
   const char *components;          /* dir holding rules/board.yaml, rules/decks.yaml and factions/ */
   const char *const *packs;        /* mods laid over it, in order (docs/modding.md) */
@@ -41,10 +55,19 @@ typedef struct mt_load {
   int native;                      /* --native: pure functions translated to C, built by the system
                                       compiler, cached by the code's hash (native.c) */
   int plain_code;                  /* no superinstructions or direct value calls (fuse.c): the bytecode as compiled */
+  const mt_source *unsaved;        /* rules files read from these texts instead of the disk (the same
+                                      path, or the same file by its real path); nothing is written */
+  int nunsaved;
+  mt_message_at_fn message_at;     /* each message again, unrendered, with where it is (message_ud) */
+  int keep_on_error;               /* a rule set is returned even with errors in the rules, its names,
+                                      rules and spans as far as checking got (mt_rules_errors): for
+                                      tools that look names up (the language server), never for games */
 } mt_load;
 
-/* Compiles a rule set; NULL if it has errors (all of them were reported). */
+/* Compiles a rule set; NULL if it has errors (all of them were reported), unless keep_on_error. */
 mt_rules *mt_rules_load(const mt_load *o);
+/* The errors its loading reported: 0 for a rule set games can run on. */
+int mt_rules_errors(const mt_rules *r);
 void mt_rules_free(mt_rules *r);
 /* Writes the bytecode of rule ID with its source lines; 0, or -1 if unknown. */
 int mt_rules_disasm(const mt_rules *r, const char *id, char **text);

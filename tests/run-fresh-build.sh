@@ -2,13 +2,13 @@
 # run-fresh-build.sh -- a fresh Debian machine builds with `make -j2`.
 #
 # Clones the repository into a temporary directory and builds it on a
-# simulated fresh machine: flex, bison, pkg-config, Graphviz's dot, rsvg-convert and gnuplot are
-# hidden from PATH, and libyaml, cmocka and libedit are hidden behind a fake
+# simulated fresh machine: flex, bison, pkg-config, Graphviz's dot, rsvg-convert, gnuplot and Neovim
+# are hidden from PATH, and libyaml, cmocka, libedit and jansson are hidden behind a fake
 # pkg-config.  A fake apt-get in front of PATH "installs" them: it links the
-# real flex, bison, pkg-config, dot, rsvg-convert and gnuplot into a directory on PATH and makes the
+# real flex, bison, pkg-config, dot, rsvg-convert, gnuplot and nvim into a directory on PATH and makes the
 # fake pkg-config answer for the libraries.  A fake `id -u` says root (or not).  Then it checks:
 #
-#   1. as root, `make -j2 test` lets the deps step install all nine packages
+#   1. as root, `make -j2 test` lets the deps step install all eleven packages
 #      before bison or the compiler runs, and passes; the console is built
 #      with line editing (-DMT_HAVE_LIBEDIT, linked with libedit);
 #   2. a second `make -j2 all` rebuilds nothing;
@@ -26,13 +26,13 @@
 #   it would on CI).  With REV (a commit), exactly that commit is built, e.g.
 #   18179fd, whose Makefile ran bison beside the deps step (Error 127).
 # Environment: KEEP=1 keeps the temporary directory.  Needs the real flex,
-# bison, pkg-config, dot, rsvg-convert, gnuplot and libraries installed (`make deps`).
+# bison, pkg-config, dot, rsvg-convert, gnuplot, nvim and libraries installed (`make deps`).
 # Last line: "fresh build: N passed, N failed".
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd -P)
 REV=${1:-}
 
-for t in flex bison pkg-config dot rsvg-convert gnuplot git make; do
+for t in flex bison pkg-config dot rsvg-convert gnuplot nvim git make; do
   command -v $t >/dev/null || { echo "run-fresh-build: needs $t installed (make deps)"; exit 1; }
 done
 REAL_FLEX=$(command -v flex)
@@ -41,6 +41,7 @@ REAL_PKG_CONFIG=$(command -v pkg-config)
 REAL_DOT=$(command -v dot)
 REAL_RSVG=$(command -v rsvg-convert)
 REAL_GNUPLOT=$(command -v gnuplot)
+REAL_NVIM=$(command -v nvim)
 
 T=$(mktemp -d) && T=$(cd "$T" && pwd -P) || exit 1
 [ "${KEEP:-0}" = 1 ] && echo "run-fresh-build: keeping $T" || trap 'rm -rf "$T"' EXIT
@@ -59,7 +60,7 @@ bad() {
 # $T/bin: a link to every command on PATH except the ones the deps step
 # installs.  $T/installed: where the fake apt-get puts them (on PATH, empty
 # at first).  $T/fake: apt-get and id.  $T/state: which -dev packages are in.
-HIDDEN="flex flex++ lex bison yacc pkg-config pkgconf x86_64-linux-gnu-pkg-config dot rsvg-convert gnuplot gnuplot-nox apt-get apt id"
+HIDDEN="flex flex++ lex bison yacc pkg-config pkgconf x86_64-linux-gnu-pkg-config dot rsvg-convert gnuplot gnuplot-nox nvim apt-get apt id"
 mkdir -p "$T/bin" "$T/fake" "$T/installed" "$T/state"
 IFS_SAVE=$IFS; IFS=:
 for d in $PATH; do
@@ -76,7 +77,7 @@ cat > "$T/fake/pkg-config.sh" <<EOF
 # fake pkg-config: a library's .pc answers only once its -dev package is "installed"
 for a in "\$@"; do
   case \$a in
-    yaml-0.1) p=libyaml-dev ;; cmocka) p=libcmocka-dev ;; libedit) p=libedit-dev ;; *) continue ;;
+    yaml-0.1) p=libyaml-dev ;; cmocka) p=libcmocka-dev ;; libedit) p=libedit-dev ;; jansson) p=libjansson-dev ;; *) continue ;;
   esac
   if [ ! -e "$T/state/\$p" ]; then
     case " \$* " in *" --exists "*) ;; *) echo "Package \$a was not found in the pkg-config search path." >&2 ;; esac
@@ -101,10 +102,11 @@ for p in "\$@"; do
     flex) ln -sf "$REAL_FLEX" "$T/installed/flex" ;;
     bison) ln -sf "$REAL_BISON" "$T/installed/bison" ;;
     pkg-config) cp "$T/fake/pkg-config.sh" "$T/installed/pkg-config"; chmod +x "$T/installed/pkg-config" ;;
-    libyaml-dev|libcmocka-dev|libedit-dev) touch "$T/state/\$p" ;;
+    libyaml-dev|libcmocka-dev|libedit-dev|libjansson-dev) touch "$T/state/\$p" ;;
     graphviz) ln -sf "$REAL_DOT" "$T/installed/dot" ;;
     librsvg2-bin) ln -sf "$REAL_RSVG" "$T/installed/rsvg-convert" ;;
     gnuplot-nox) ln -sf "$REAL_GNUPLOT" "$T/installed/gnuplot" ;;
+    neovim) ln -sf "$REAL_NVIM" "$T/installed/nvim" ;;
     *) echo "E: Unable to locate package \$p" >&2; exit 100 ;;
   esac
 done
@@ -118,7 +120,7 @@ EOF
 chmod +x "$T/fake/apt-get" "$T/fake/id" "$T/fake/pkg-config.sh"
 FRESH_PATH="$T/fake:$T/installed:$T/bin"
 
-# a machine with none of the nine packages
+# a machine with none of the eleven packages
 fresh_machine() {
   rm -f "$T/installed/"* "$T/state/"* "$T/apt.log"
 }
@@ -142,7 +144,7 @@ on_fresh() { (cd "$1" && shift && PATH=$FRESH_PATH "$@"); }
 SRC=$T/src
 clone "$SRC" || { echo "run-fresh-build: cannot clone $ROOT"; exit 1; }
 fresh_machine
-echo "== make -j2 test in a fresh clone, without flex, bison, pkg-config, libyaml-dev, libcmocka-dev, libedit-dev, graphviz, librsvg2-bin, gnuplot-nox"
+echo "== make -j2 test in a fresh clone, without flex, bison, pkg-config, libyaml-dev, libcmocka-dev, libedit-dev, graphviz, librsvg2-bin, gnuplot-nox, libjansson-dev, neovim"
 start=$(date +%s)
 if on_fresh "$SRC" make -j2 test > "$T/test.log" 2>&1; then
   ok "make -j2 test on a fresh machine ($(($(date +%s) - start)) s)"
@@ -151,8 +153,8 @@ else
   echo "fresh build: $pass passed, $fail failed (stopped: the rest needs this build)"
   exit 1
 fi
-if grep -qx "apt-get install -y -qq --no-install-recommends flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin gnuplot-nox" "$T/apt.log"; then
-  ok "the deps step installed flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin gnuplot-nox"
+if grep -qx "apt-get install -y -qq --no-install-recommends flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin gnuplot-nox libjansson-dev neovim" "$T/apt.log"; then
+  ok "the deps step installed flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin gnuplot-nox libjansson-dev neovim"
 else
   bad "the deps step's apt-get commands" "$T/apt.log"
 fi
@@ -236,7 +238,7 @@ clone "$SRC2" > /dev/null || { echo "run-fresh-build: cannot clone $ROOT"; exit 
 fresh_machine
 FAKE_UID=1000 on_fresh "$SRC2" make -j2 test > "$T/user.log" 2>&1
 rc=$?
-want="deps: missing flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin gnuplot-nox; run: sudo apt-get update && sudo apt-get install -y flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin gnuplot-nox"
+want="deps: missing flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin gnuplot-nox libjansson-dev neovim; run: sudo apt-get update && sudo apt-get install -y flex bison pkg-config libyaml-dev libcmocka-dev libedit-dev graphviz librsvg2-bin gnuplot-nox libjansson-dev neovim"
 if [ $rc -ne 0 ] && grep -qxF "$want" "$T/user.log" && [ ! -e "$SRC2/build" ] && [ ! -e "$T/apt.log" ]; then
   ok "not root: make -j2 test prints the apt-get command and runs nothing else"
 else

@@ -22,6 +22,8 @@ t0=$(date +%s%N)
 "$BUILD/mentat" check
 t1=$(date +%s%N)
 echo "== load and compile the standard pack: $(( (t1 - t0) / 1000000 )) ms"
+echo "== mentat lsp: a didChange on the largest .rules file of the pack, to its diagnostics published (target: 100 ms):"
+sh tests/bench/lsp.sh "$BUILD"
 cc -O2 -Iinterpreter tests/bench/bench_clone.c "$BUILD/libmentat.a" $(pkg-config --libs yaml-0.1) -lm -o "$BUILD/bench_clone"
 echo "== $("$BUILD/bench_clone" .)"
 cc -O2 -Iinterpreter tests/bench/bench_kernels.c "$BUILD/libmentat.a" $(pkg-config --libs yaml-0.1) -lm -o "$BUILD/bench_kernels"
