@@ -81,7 +81,7 @@ TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update house-rules \
-        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc board-svg board-png compare verify FORCE
+        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc board-svg board-png compare records verify FORCE
 .DELETE_ON_ERROR:
 
 all: $(BUILD)/mentat $(BUILD)/libmentat.a
@@ -134,7 +134,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
 test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session \
-      house-rules reports modding-doc packs variants-doc board-svg compare native verify
+      house-rules reports modding-doc packs variants-doc board-svg compare records native verify
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -218,6 +218,12 @@ variants-doc: $(BUILD)/mentat
 # single run, records round-trip, --json parses, --csv, --plot renders (gnuplot, then rsvg-convert)
 compare: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
 	@BUILD=$(BUILD) sh tests/run-compare.sh
+
+# records: nothing from records or a path reaches gnuplot as a command, merge takes exactly one
+# complete run, outputs opened before the first game, --resume, workers die with their parent,
+# output errors named (a full tmpfs mounted when root)
+records: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
+	@BUILD=$(BUILD) sh tests/run-records.sh
 
 # verify: docs/verify.md run, witnesses replayed in the console, proofs and counterexamples, errors
 verify: $(BUILD)/mentat $(BUILD)/tests/jsoncheck

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <stdbool.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "game.h"
 #include "mentat.h"
 #include "pack.h"
+#include "proc.h"
 #include "program.h"
 #include "bots.h"
 #include "explain.h"
@@ -802,7 +804,7 @@ static int command_help(const char *cmd) {
   return EX_OK;
 }
 
-int main(int argc, char **argv) {
+static int run_command(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
     fputs(usage_options, argc < 2 ? stderr : stdout);
@@ -839,3 +841,19 @@ int main(int argc, char **argv) {
           usage);
   return EX_USAGE;
 }
+
+/* What a command printed must reach its destination: standard output full
+ * (a disk, /dev/full) or otherwise failing is an I/O error, named, never a
+ * silent success.  Checked once for every command, at its end. */
+static int finish_output(int code) {
+  errno = 0;
+  bool failed = fflush(stdout) != 0 || ferror(stdout);
+  int e = errno;
+  if (fclose(stdout) != 0 && !failed) failed = true, e = errno;
+  if (!failed) return code;
+  if (!e) e = proc_stdout_errno(); /* a flush before a fork saw it first */
+  fprintf(stderr, "mentat: cannot write standard output: %s\n", e ? strerror(e) : "a write failed");
+  return EX_IOERR;
+}
+
+int main(int argc, char **argv) { return finish_output(run_command(argc, argv)); }

@@ -27,9 +27,19 @@ static volatile sig_atomic_t stop_sig;
 static struct sigaction saved[NGUARDED], saved_pipe;
 static bool guarding;
 
+static int stdout_errno;
+
+void proc_flush(void) {
+  errno = 0;
+  if (fflush(stdout) != 0 && !stdout_errno) stdout_errno = errno ? errno : EIO;
+  fflush(NULL);
+}
+
+int proc_stdout_errno(void) { return stdout_errno; }
+
 pid_t proc_fork_worker(void) {
   pid_t parent = getpid();
-  fflush(NULL); /* nothing buffered is written twice */
+  proc_flush(); /* nothing buffered is written twice */
   pid_t pid = fork();
   if (pid != 0) return pid;
 #ifdef __linux__
@@ -219,7 +229,7 @@ bool proc_run_filter(const char *const *argv, const char *input, size_t n, FILE 
     close(in[0]), close(in[1]), close(outp[0]), close(outp[1]);
     return sb_printf(why, "cannot run %s: %s", argv[0], strerror(e)), false;
   }
-  fflush(NULL);
+  proc_flush();
   pid_t pid = fork();
   if (pid == 0) {
 #ifdef __linux__

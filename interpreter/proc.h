@@ -11,6 +11,12 @@
 
 #include "util.h"
 
+/* fflush(NULL), remembering why standard output failed if it did: a flush
+ * before a fork or a child program would otherwise lose the cause that
+ * main reports at the end (proc_stdout_errno: 0 when none was seen). */
+void proc_flush(void);
+int proc_stdout_errno(void);
+
 /* fork() for a worker: in the child, the kernel kills it (SIGKILL) as soon as
  * the parent dies, however it dies (kill -9, the OOM killer, a scheduler's
  * time limit), and a parent that died before that was set up makes the child

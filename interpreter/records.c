@@ -431,8 +431,9 @@ static bool read_header(const jobj *o, sim_run *t, strbuf *err) {
   return true;
 }
 
-/* The first field in which A and B (two runs' identities) differ, with both values, into WHY. */
-static void ident_diff(const sim_run *a, const sim_run *b, strbuf *why) {
+/* The first field in which A and B (two runs' identities) differ, into WHY:
+ * "LA has FIELD:VALUE, LB FIELD:VALUE". */
+static void ident_diff(const sim_run *a, const sim_run *b, const char *la, const char *lb, strbuf *why) {
   strbuf x = {0}, y = {0};
   header(&x, a, false);
   header(&y, b, false);
@@ -447,18 +448,18 @@ static void ident_diff(const sim_run *a, const sim_run *b, strbuf *why) {
     if (strchr(cx, '[') && strchr(cx, '[') < cx + ex + 1) ex = (size_t)(strchr(cx, ']') - cx) + 1;
     if (strchr(cy, '[') && strchr(cy, '[') < cy + ey + 1) ey = (size_t)(strchr(cy, ']') - cy) + 1;
   }
-  sb_printf(why, "%.*s against %.*s", (int)ex, x.s + st, (int)ey, y.s + st);
+  sb_printf(why, "%s has %.*s, %s %.*s", la, (int)ex, x.s + st, lb, (int)ey, y.s + st);
   sb_free(&x), sb_free(&y);
 }
 
-bool sim_run_same(const sim_run *a, const sim_run *b, strbuf *why) {
+bool sim_run_same(const sim_run *a, const sim_run *b, const char *la, const char *lb, strbuf *why) {
   strbuf x = {0}, y = {0};
-  header(&x, a, true);
-  header(&y, b, true);
+  header(&x, a, false);
+  header(&y, b, false);
   bool same = !strcmp(x.s, y.s);
-  if (!same) ident_diff(a, b, why);
+  if (!same) ident_diff(a, b, la, lb, why);
   if (same && (a->shard_i != b->shard_i || a->shard_n != b->shard_n))
-    sb_printf(why, "shard %ld/%ld against %ld/%ld", a->shard_i, a->shard_n, b->shard_i, b->shard_n), same = false;
+    sb_printf(why, "%s has shard %ld/%ld, %s %ld/%ld", la, a->shard_i, a->shard_n, lb, b->shard_i, b->shard_n), same = false;
   sb_free(&x), sb_free(&y);
   return same;
 }
@@ -566,9 +567,11 @@ static bool take_header(sim_reader *rd, const jobj *o, strbuf *err) {
     strbuf id = {0};
     header(&id, &t, false);
     if (strcmp(id.s, rd->ident)) {
-      sb_printf(&why, "records of another run than '%s' (", rd->shard_file[run->shard_i - 1] ? rd->shard_file[run->shard_i - 1] : "the first file");
-      ident_diff(&t, run, &why);
-      sb_puts(&why, ")");
+      strbuf first = {0};
+      sb_printf(&first, "'%s'", rd->shard_file[run->shard_i - 1] ? rd->shard_file[run->shard_i - 1] : "the first file");
+      sb_puts(&why, "records of another run: ");
+      ident_diff(&t, run, "this file", first.s, &why);
+      sb_free(&first);
       ok = false;
     }
     sb_free(&id);

@@ -436,7 +436,9 @@ struct sim_play {
   int nsides;
   sim_run run;               /* the identity; compare: and every record */
   int map[2][SIM_MAX_FACTIONS];
-  long *todo, ntodo;         /* the game indices k (seed S+k) this process plays */
+  long total;                /* the games of this shard: t = 0..total-1 is game k = I-1 + t*N (seed S+k) */
+  unsigned char *held;       /* --resume: bit t set when the records hold game t already (NULL: none) */
+  long ntodo;                /* the games this process plays */
   int jobs;
   long done;                 /* games done now */
   FILE *rec;                 /* --records, appended game by game */
@@ -450,7 +452,20 @@ struct sim_play {
   void *ud;                  /* the command's own tally */
 };
 
-static uint64_t game_seed(const sim_play *P, long k) { return P->o->seed + (uint64_t)k; }
+/* The seed of the shard's game T. */
+static uint64_t game_seed(const sim_play *P, long t) {
+  return P->o->seed + (uint64_t)(P->o->shard_i - 1) + (uint64_t)t * (uint64_t)P->o->shard_n;
+}
+
+static bool held(const sim_play *P, long t) { return P->held && (P->held[t >> 3] >> (t & 7) & 1); }
+
+/* The games worker W of JOBS plays: every JOBS-th of the shard's, less those held. */
+static long worker_games(const sim_play *P, int w) {
+  if (!P->held) return P->total > w ? (P->total - 1 - w) / P->jobs + 1 : 0;
+  long n = 0;
+  for (long t = w; t < P->total; t += P->jobs) n += !held(P, t);
+  return n;
+}
 
 /* The records of one game (one side, or both) appended and flushed, so that a
  * run stopped at any point keeps every game it finished.  74 on an error,
@@ -473,9 +488,9 @@ static int record_game(sim_play *P, const sim_record *recs, int n) {
  * fails at once.  A new run writes the header; --resume reads what FILE
  * holds (it must be this very run and shard), keeps its complete games (a
  * last line cut short, or a compare game with one side only, is dropped) and
- * appends the rest.  DONE[t] is set for the games FILE already holds.
- * Returns 0 or an exit code (said). */
-static int records_begin(sim_play *P, const long *all, long nall, bool *done) {
+ * appends the rest; P->held marks the games FILE holds.  Returns 0 or an
+ * exit code (said). */
+static int records_begin(sim_play *P) {
   const sim_opts *o = P->o;
   strbuf err = {0}, b = {0};
   struct stat st;
@@ -488,9 +503,9 @@ static int records_begin(sim_play *P, const long *all, long nall, bool *done) {
     rd.partial = true;
     bool ok = sim_records_read(&rd, o->records, &err);
     sim_reader_fini(&rd);
-    if (ok && !sim_run_same(&P->run, &old, &err)) {
+    if (ok && !sim_run_same(&old, &P->run, "the file", "this command", &err)) {
       strbuf why = {0};
-      sb_printf(&why, "'%s' holds another run than this command's (%s)", o->records, err.s);
+      sb_printf(&why, "'%s' holds another run: %s", o->records, err.s);
       sb_free(&err);
       err = why;
       ok = false;
@@ -508,9 +523,9 @@ static int records_begin(sim_play *P, const long *all, long nall, bool *done) {
       const sim_record *r = &old.recs[i];
       int n = P->nsides == 2 ? (i + 1 < old.n && old.recs[i + 1].seed == r->seed ? 2 : 0) : 1;
       if (!n) continue; /* one side of a pair: the game is played again */
-      long k = (long)(r->seed - o->seed);
-      for (long t = 0; t < nall; t++)
-        if (all[t] == k) done[t] = true;
+      long t = (long)((r->seed - o->seed) / (uint64_t)o->shard_n); /* the reader checked it is a game of this shard */
+      if (!P->held) P->held = mt_calloc((size_t)P->total / 8 + 1, 1);
+      P->held[t >> 3] |= (unsigned char)(1u << (t & 7));
       for (int j = 0; j < n; j++) {
         sim_record_write(&b, &P->run, &r[j]);
         if (P->nsides == 2) sim_run_add(&P->run, &r[j]);
@@ -573,11 +588,12 @@ static void work(void *ud, int w, int fd) {
   const char *kill_env = getenv("MENTAT_TEST_KILL_WORKER");
   bool die = kill_env && atoi(kill_env) == w + 1;
   strbuf b = {0};
-  for (long t = w; t < P->ntodo; t += P->jobs) {
+  for (long t = w; t < P->total; t += P->jobs) {
+    if (held(P, t)) continue;
     b.n = 0;
     for (int s = 0; s < P->nsides; s++) {
       if (P->nsides == 2) sb_printf(&b, "%d ", s);
-      play_one(P->rs[s], P->o, game_seed(P, P->todo[t]), &b);
+      play_one(P->rs[s], P->o, game_seed(P, t), &b);
     }
     if (!proc_write_all(fd, b.s, b.n)) {
       fprintf(stderr, "mentat %s: worker %d cannot send its results: %s\n", P->who, w + 1, strerror(errno));
@@ -607,9 +623,10 @@ static int play_games(sim_play *P, long *missing) {
   int rc = 0;
   if (P->jobs == 1 && P->nsides == 1) {
     strbuf b = {0};
-    for (long t = 0; t < P->ntodo && !rc; t++) {
+    for (long t = 0; t < P->total && !rc; t++) {
+      if (held(P, t)) continue;
       b.n = 0;
-      play_one(P->rs[0], o, game_seed(P, P->todo[t]), &b);
+      play_one(P->rs[0], o, game_seed(P, t), &b);
       b.s[b.n - 1] = 0;
       rc = P->on_line(P, 0, b.s);
     }
@@ -636,7 +653,7 @@ static int play_games(sim_play *P, long *missing) {
   }
   if (rc) return rc;
   for (int w = 0; w < c.n; w++) {
-    long games = P->ntodo > w ? (P->ntodo - 1 - w) / P->jobs + 1 : 0, got = c.lines[w] / P->nsides;
+    long games = worker_games(P, w), got = c.lines[w] / P->nsides;
     strbuf end = {0};
     proc_crew_end(&c, w, &end);
     if (got < games || end.n) {
@@ -659,18 +676,9 @@ static int play_setup(sim_play *P, const sim_opts *o, const char *who, const mt_
   if (rc) return rc;
   if (o->resume && !o->records) return fprintf(stderr, "mentat %s: --resume needs --records FILE (the run to finish)\n", who), 64;
   /* this shard's games: k = I-1, I-1+N, ... */
-  long total = o->games >= o->shard_i ? (o->games - o->shard_i) / o->shard_n + 1 : 0;
-  long *all = mt_calloc((size_t)total + 1, sizeof *all);
-  bool *done = mt_calloc((size_t)total + 1, sizeof *done);
-  for (long t = 0; t < total; t++) all[t] = o->shard_i - 1 + t * o->shard_n;
-  if (o->records && (rc = records_begin(P, all, total, done)) != 0) {
-    mt_free(all), mt_free(done);
-    return rc;
-  }
-  P->todo = all;
-  for (long t = 0; t < total; t++)
-    if (!done[t]) P->todo[P->ntodo++] = all[t];
-  mt_free(done);
+  P->total = o->games >= o->shard_i ? (o->games - o->shard_i) / o->shard_n + 1 : 0;
+  if (o->records && (rc = records_begin(P)) != 0) return rc;
+  P->ntodo = P->total - P->resumed;
   P->jobs = o->jobs;
   if (P->jobs > P->ntodo && P->ntodo > 0) P->jobs = (int)P->ntodo;
   if (P->ntodo == 0) P->jobs = 1;
@@ -681,7 +689,7 @@ static void play_fini(sim_play *P) {
   if (P->rec) fclose(P->rec);
   for (int w = 0; w < PROC_MAX_WORKERS; w++)
     if (P->stashed[w]) mt_free(P->stash[w].victory);
-  mt_free(P->todo);
+  mt_free(P->held);
   sim_run_fini(&P->run);
 }
 

@@ -473,7 +473,7 @@ int sim_summary(sim_run *run, const sim_output *out, mt_out *plot_out) {
   if (out->json) print_json(run, S);
   else if (out->csv) print_csv(run, S);
   else print_text(run, S);
-  fflush(stdout);
+  proc_flush(); /* the summary is out before gnuplot runs */
   int rc = plot_out ? plot(run, S, plot_out) : 0;
   mt_free(S);
   return rc;

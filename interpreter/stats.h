@@ -62,8 +62,9 @@ void sim_header_write(strbuf *out, const sim_run *run);
 /* A comma-separated list as a JSON array of strings, appended to B. */
 void sim_json_list(strbuf *b, const char *list);
 
-/* Whether A and B are the same run and shard; if not, the first difference in WHY. */
-bool sim_run_same(const sim_run *a, const sim_run *b, strbuf *why);
+/* Whether A and B are the same run and shard; if not, the first difference
+ * in WHY ("LA has FIELD:X, LB FIELD:Y"). */
+bool sim_run_same(const sim_run *a, const sim_run *b, const char *la, const char *lb, strbuf *why);
 
 /* Checks that every name RUN will write (factions, bots, variants) is one a
  * records file may hold; false with the reason in WHY. */
