@@ -125,19 +125,24 @@ if [ $rc -eq 74 ] && grep -q "No space left on device" devfull.err; then ok
 else bad "merge --plot /dev/full (exit $rc)" "$(cat devfull.err)"; fi
 cd - >/dev/null || exit 1
 
-# 2. a full file system: the temporary directory, and the records
-if [ "$(id -u)" = 0 ] && mkdir "$TMP/full" && mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
+# 2. a full file system: the temporary directory (/tmp and TMPDIR both, a tmpfs filled up and
+# mounted over /tmp in a private mount namespace: glibc's tmpfile() ignores TMPDIR), and the records
+# (the full tmpfs at a path of its own)
+# full_run COMMAND...: COMMAND run with a full /tmp, standard output and error to $TMP/full.out, .err
+full_run() {
+  unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs /tmp && dd if=/dev/zero of=/tmp/fill bs=4k >/dev/null 2>&1
+                    TMPDIR=/tmp exec "$@"' sh "$@" >"$TMP/full.out" 2>"$TMP/full.err"
+}
+if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null && mkdir "$TMP/full" && mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
   FULL="$TMP/full"
-  dd if=/dev/zero of="$FULL/fill" bs=4k >/dev/null 2>&1
-  TMPDIR=$FULL "$MENTAT" compare --variant $NOFREMEN --games 400 --jobs 2 --quiet --json >"$TMP/full.json" 2>"$TMP/full.err"
+  full_run "$MENTAT" compare --variant $NOFREMEN --games 400 --jobs 2 --quiet --json
   rc=$?
-  if [ $rc -eq 0 ] && grep -q '"games":400,"failed":0,' "$TMP/full.json"; then ok
-  else bad "compare with a full TMPDIR: every game counted (exit $rc)" "$(head -c 300 "$TMP/full.json"; cat "$TMP/full.err")"; fi
-  TMPDIR=$FULL "$MENTAT" simulate --games 100 --jobs 2 --quiet --no-invariants >"$TMP/fulls.out" 2>"$TMP/fulls.err"
+  if [ $rc -eq 0 ] && grep -q '"games":400,"failed":0,' "$TMP/full.out"; then ok
+  else bad "compare with a full /tmp: every game counted (exit $rc)" "$(head -c 300 "$TMP/full.out"; cat "$TMP/full.err")"; fi
+  full_run "$MENTAT" simulate --games 100 --jobs 2 --quiet --no-invariants
   rc=$?
-  if [ $rc -eq 0 ] && grep -q '^100 games (0 failed)' "$TMP/fulls.out"; then ok
-  else bad "simulate with a full TMPDIR (exit $rc)" "$(cat "$TMP/fulls.out" "$TMP/fulls.err")"; fi
-  rm -f "$FULL/fill"
+  if [ $rc -eq 0 ] && grep -q '^100 games (0 failed)' "$TMP/full.out"; then ok
+  else bad "simulate with a full /tmp (exit $rc)" "$(cat "$TMP/full.out" "$TMP/full.err")"; fi
   dd if=/dev/zero of="$FULL/fill" bs=1k count=56 >/dev/null 2>&1
   "$MENTAT" compare --variant $NOFREMEN --games 400 --jobs 2 --quiet --records "$FULL/r.jsonl" >/dev/null 2>"$TMP/fullr.err"
   rc=$?
@@ -145,7 +150,7 @@ if [ "$(id -u)" = 0 ] && mkdir "$TMP/full" && mount -t tmpfs -o size=64k tmpfs "
   else bad "records on a full file system: ENOSPC named, exit 74 (exit $rc)" "$(cat "$TMP/fullr.err")"; fi
   umount "$FULL" && FULL=
 else
-  echo "SKIP full file system tests: they mount a small tmpfs, which needs root"
+  echo "SKIP full file system tests: they mount a small tmpfs (in a private mount namespace for /tmp), which needs root"
 fi
 
 # 3. merge refuses anything but one complete run
@@ -268,7 +273,7 @@ else
 fi
 
 # 5. workers die with their parent, however it dies
-"$MENTAT" simulate $RACE --games 100000 --jobs 2 --quiet >/dev/null 2>&1 &
+"$MENTAT" simulate $RACE --games 100000000 --jobs 2 --quiet >/dev/null 2>&1 &
 pid=$!
 sleep 1
 kids=$(pgrep -P $pid)
@@ -276,7 +281,7 @@ kill -9 $pid
 wait $pid 2>/dev/null
 if [ "$(echo $kids | wc -w)" -eq 2 ] && all_gone $kids; then ok
 else bad "simulate --jobs 2: kill -9 of the parent ends its workers ($kids)"; fi
-"$MENTAT" compare --variant $NOFREMEN --games 100000 --jobs 2 --quiet >/dev/null 2>&1 &
+"$MENTAT" compare --variant $NOFREMEN --games 100000000 --jobs 2 --quiet >/dev/null 2>&1 &
 pid=$!
 sleep 1
 kids=$(pgrep -P $pid)
