@@ -7,15 +7,18 @@
  * the run goes on: every failing game is listed with its seed, its decision
  * and a command line that replays it alone, and the exit status is 1
  * (--no-invariants skips the checks, for balance runs).  With --jobs J the
- * games are split over J processes (game i goes to process i mod J); a process
- * that dies before reporting all its games makes the run fail (exit 70) with
- * the count of games missing.
+ * games are split over J worker processes (game i goes to process i mod J),
+ * which die with this one (proc.c) and send each game's result on a pipe of
+ * their own as soon as it ends; a worker that ends before reporting all its
+ * games makes the run fail (exit 70) with the count of games missing and how
+ * the worker ended.
  *
  * `compare` (sim_compare_main) plays two rule sets on the same seeds with the
  * same play_one, always in worker processes, and hands the results to stats.c
- * as records: the summary, the records file, merge and the plot live there.
- * Both commands show progress on a terminal: the workers write one byte per
- * game to a pipe that the parent counts. */
+ * as records: the summary, merge and the plot live there, the records format
+ * in records.c.  Both commands open their outputs before the first game,
+ * append each game's records as it ends (--resume finishes a stopped run),
+ * and show progress on a terminal, counted as the results arrive. */
 #define _POSIX_C_SOURCE 200809L
 #include "sim.h"
 
