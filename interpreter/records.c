@@ -655,7 +655,7 @@ bool sim_reader_end(sim_reader *rd, bool cut, strbuf *err) {
 
 /* No game twice in RUN (its records sorted). */
 static bool once(sim_run *run, strbuf *err) {
-  qsort(run->recs, (size_t)run->n, sizeof *run->recs, sim_record_order);
+  if (run->n > 1) qsort(run->recs, (size_t)run->n, sizeof *run->recs, sim_record_order); /* none: recs may be NULL */
   for (long i = 1; i < run->n; i++)
     if (run->recs[i].seed == run->recs[i - 1].seed && run->recs[i].side == run->recs[i - 1].side)
       return sb_printf(err, "the game with seed %llu (%s) is in the records twice", (unsigned long long)run->recs[i].seed,

@@ -521,7 +521,7 @@ static int records_begin(sim_play *P) {
     }
     /* the complete games, written again as the new start of FILE */
     sim_header_write(&b, &P->run);
-    qsort(old.recs, (size_t)old.n, sizeof *old.recs, sim_record_order);
+    if (old.n > 1) qsort(old.recs, (size_t)old.n, sizeof *old.recs, sim_record_order);
     for (long i = 0; i < old.n; i++) {
       const sim_record *r = &old.recs[i];
       int n = P->nsides == 2 ? (i + 1 < old.n && old.recs[i + 1].seed == r->seed ? 2 : 0) : 1;

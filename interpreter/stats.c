@@ -162,7 +162,7 @@ static void holm(faction_stats *fs, int n) {
 static void summarize(sim_run *run, summary *S) {
   memset(S, 0, sizeof *S);
   int nf = run->nfactions;
-  qsort(run->recs, (size_t)run->n, sizeof *run->recs, sim_record_order);
+  if (run->n > 1) qsort(run->recs, (size_t)run->n, sizeof *run->recs, sim_record_order); /* none: recs may be NULL */
   if (run->n) S->first_seed = run->recs[0].seed;
   for (long i = 0; i < run->n; i++) {
     const sim_record *r = &run->recs[i];
