@@ -431,24 +431,39 @@ static bool read_header(const jobj *o, sim_run *t, strbuf *err) {
   return true;
 }
 
+/* The end of the field of a flat JSON object that starts at S: its comma at
+ * the top level (not in a string or a list), or the closing brace. */
+static const char *field_end(const char *s) {
+  bool str = false;
+  int depth = 0;
+  for (; *s; s++) {
+    if (str) {
+      if (*s == '\\' && s[1]) s++;
+      else if (*s == '"') str = false;
+    } else if (*s == '"') str = true;
+    else if (*s == '[') depth++;
+    else if (*s == ']') depth--;
+    else if ((*s == ',' || *s == '}') && depth == 0) return s;
+  }
+  return s;
+}
+
 /* The first field in which A and B (two runs' identities) differ, into WHY:
  * "LA has FIELD:VALUE, LB FIELD:VALUE". */
 static void ident_diff(const sim_run *a, const sim_run *b, const char *la, const char *lb, strbuf *why) {
   strbuf x = {0}, y = {0};
   header(&x, a, false);
   header(&y, b, false);
-  /* the headers are written in one order: the first differing field starts after the last comma before the difference */
-  size_t i = 0;
-  while (x.s[i] && x.s[i] == y.s[i]) i++;
-  size_t st = i;
-  while (st > 0 && x.s[st - 1] != ',' && x.s[st - 1] != '{') st--;
-  size_t ex = strcspn(x.s + st, ",}"), ey = strcspn(y.s + st, ",}");
-  if (x.s[st] == '"' && strchr(x.s + st, ':')) { /* a list runs past its commas: up to its ']' */
-    const char *cx = x.s + st, *cy = y.s + st;
-    if (strchr(cx, '[') && strchr(cx, '[') < cx + ex + 1) ex = (size_t)(strchr(cx, ']') - cx) + 1;
-    if (strchr(cy, '[') && strchr(cy, '[') < cy + ey + 1) ey = (size_t)(strchr(cy, ']') - cy) + 1;
+  const char *p = x.s + 1, *q = y.s + 1; /* past the '{' */
+  while (*p && *q) {
+    const char *pe = field_end(p), *qe = field_end(q);
+    if (pe - p != qe - q || strncmp(p, q, (size_t)(pe - p))) {
+      sb_printf(why, "%s has %.*s, %s %.*s", la, (int)(pe - p), p, lb, (int)(qe - q), q);
+      break;
+    }
+    if (!*pe || *pe == '}') break;
+    p = pe + 1, q = qe + 1;
   }
-  sb_printf(why, "%s has %.*s, %s %.*s", la, (int)ex, x.s + st, lb, (int)ey, y.s + st);
   sb_free(&x), sb_free(&y);
 }
 

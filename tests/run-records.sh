@@ -168,6 +168,9 @@ merge_refuses "shards with other game counts" "other-games.jsonl:1: records of a
   "$TMP/sh1.jsonl" "$TMP/other-games.jsonl"
 merge_refuses "shards with other seeds" "other-seed.jsonl:1: records of another run: this file has \"seed\":7, '.*sh1.jsonl' \"seed\":1" \
   "$TMP/sh1.jsonl" "$TMP/other-seed.jsonl"
+"$MENTAT" compare --variant $NOFREMEN --games 20 --quiet --shard 2/2 --factions atreides,fremen --records "$TMP/other-fac.jsonl" >/dev/null 2>&1
+merge_refuses "shards with other factions" "other-fac.jsonl:1: records of another run: this file has \"factions\":\[\"atreides\",\"fremen\"\], '.*sh1.jsonl' \"factions\":\[\"atreides\",\"bene_gesserit\"," \
+  "$TMP/sh1.jsonl" "$TMP/other-fac.jsonl"
 merge_refuses "a lone shard" "the run has 2 shards and 1 is missing \(2/2\)" "$TMP/sh1.jsonl"
 merge_refuses "a directory" "cannot read '$TMP': it is a directory" "$TMP"
 : >"$TMP/empty.jsonl"
