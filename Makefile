@@ -87,7 +87,7 @@ TEST_BINS = $(TEST_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 FUZZ_TARGETS = $(patsubst tests/fuzz/fuzz_%.c,%,$(wildcard tests/fuzz/fuzz_*.c))
 
 .PHONY: all lib test unit golden fuzz-regress asan fuzz clean install docs docs-check bench play scenarios console simulate-truth coverage-rules determinism session session-update house-rules \
-        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc board-svg board-png compare verify \
+        checksymbols golden-update valgrind doc-examples deps-fuzz reports modding-doc packs variants-doc board-svg board-png compare records verify \
         lsp editors editors-png trust FORCE
 .DELETE_ON_ERROR:
 
@@ -147,7 +147,7 @@ $(BUILD)/tests/replay_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(BUILD)/libmen
 	  $(LDFLAGS) $(LDLIBS) -o $@
 
 test: all unit golden fuzz-regress doc-examples docs-check scenarios console simulate-truth determinism session \
-      house-rules reports modding-doc packs variants-doc board-svg compare native verify trust lsp editors
+      house-rules reports modding-doc packs variants-doc board-svg compare records native verify trust lsp editors
 	@echo "make test: all suites passed"
 
 unit: $(TEST_BINS)
@@ -232,6 +232,12 @@ variants-doc: $(BUILD)/mentat
 compare: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
 	@BUILD=$(BUILD) sh tests/run-compare.sh
 
+# records: nothing from records or a path reaches gnuplot as a command, merge takes exactly one
+# complete run, outputs opened before the first game, --resume, workers die with their parent,
+# output errors named (a full tmpfs mounted when root)
+records: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
+	@BUILD=$(BUILD) sh tests/run-records.sh
+
 # verify: docs/verify.md run, witnesses replayed in the console, proofs and counterexamples, errors
 verify: $(BUILD)/mentat $(BUILD)/tests/jsoncheck
 	@BUILD=$(BUILD) sh tests/run-verify.sh
@@ -307,7 +313,7 @@ valgrind: all $(TEST_BINS)
 # The library exports only mt_* and module-prefixed names.
 checksymbols: $(BUILD)/libmentat.a
 	@bad=$$(nm -g --defined-only $< | awk 'NF==3{print $$3}' | \
-	  grep -Ev "^(mt|bot_|lex_|lsp_|chk_|ast_|sema_|cg_|vm_|board_|data_|diag_|sb_|arena_|state_|game_|explain_|repl_|sim_|dump_|pack_|rules_|reach_|op_table|level_names|mtparse|mtlex|mt_|yy)" || true); \
+	  grep -Ev "^(mt|bot_|lex_|lsp_|chk_|proc_|ast_|sema_|cg_|vm_|board_|data_|diag_|sb_|arena_|state_|game_|explain_|repl_|sim_|dump_|pack_|rules_|reach_|op_table|level_names|mtparse|mtlex|mt_|yy)" || true); \
 	  if [ -n "$$bad" ]; then echo "unexpected exported symbols:"; echo "$$bad"; exit 1; fi; echo "symbols ok"
 
 # The rule pack goes to PREFIX/share/mentat, where bin/mentat looks for it.  Each

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
+#include <stdbool.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "game.h"
 #include "mentat.h"
 #include "pack.h"
+#include "proc.h"
 #include "program.h"
 #include "bots.h"
 #include "explain.h"
@@ -50,17 +52,19 @@ static const char usage[] =
     "  graph   [pack options] [--phase ID | --rule ID]   the rule-interaction graph in Graphviz DOT\n"
     "                                     (render: mentat graph ... | dot -Tsvg > rules.svg)\n"
     "  simulate [pack options] --games N [--seed S] [--jobs J] [--json] [--factions a,b] [--no-invariants]\n"
-    "           [--bots B] [--search-budget P,H,W] [--work-budget N] [--quiet] [--records F] [--shard I/N]\n"
+    "           [--bots B] [--search-budget P,H,W] [--work-budget N] [--quiet] [--records F [--resume]]\n"
+    "           [--shard I/N]\n"
     "                                     seeded games with invariants checked after every step\n"
     "                                     (--no-invariants: unchecked, for balance runs)\n"
     "  compare [pack options] [--against W]... --variant V... --games N [--seed S] [--jobs J] [--bots B]\n"
     "          [--search-budget P,H,W]\n"
-    "          [--factions a,b] [--json|--csv] [--records FILE] [--plot FILE.svg] [--quiet] [--shard I/N]\n"
+    "          [--factions a,b] [--json|--csv] [--records FILE [--resume]] [--plot FILE.svg] [--quiet]\n"
+    "          [--shard I/N]\n"
     "                                     the variant against the base (the pack, with the --against\n"
     "                                     variants) on the same seeds: shares with 95% intervals, paired\n"
     "                                     differences, Holm-corrected tests (docs/balance.md)\n"
     "  merge   [--json|--csv] [--plot FILE.svg] RECORDS...   the summary of a run from its --records\n"
-    "                                     files (its shards: compare, or simulate)\n"
+    "                                     files: every shard of one run, each once (compare, or simulate)\n"
     "  verify  [pack options] [--factions a,b] [--seed N] [--from SAVE|SCRIPT] [--json] can|always EXPR\n"
     "          [by turn T | within N decisions | this phase] [--for F,G] [--others B] [--jobs N] ...\n"
     "                                     can a position where EXPR holds (can) or fails (always) be\n"
@@ -827,7 +831,7 @@ static int command_help(const char *cmd) {
   return EX_OK;
 }
 
-int main(int argc, char **argv) {
+static int run_command(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
     fputs(usage_options, argc < 2 ? stderr : stdout);
@@ -865,3 +869,19 @@ int main(int argc, char **argv) {
           usage);
   return EX_USAGE;
 }
+
+/* What a command printed must reach its destination: standard output full
+ * (a disk, /dev/full) or otherwise failing is an I/O error, named, never a
+ * silent success.  Checked once for every command, at its end. */
+static int finish_output(int code) {
+  errno = 0;
+  bool failed = fflush(stdout) != 0 || ferror(stdout);
+  int e = errno;
+  if (fclose(stdout) != 0 && !failed) failed = true, e = errno;
+  if (!failed) return code;
+  if (!e) e = proc_stdout_errno(); /* a flush before a fork saw it first */
+  fprintf(stderr, "mentat: cannot write standard output: %s\n", e ? strerror(e) : "a write failed");
+  return EX_IOERR;
+}
+
+int main(int argc, char **argv) { return finish_output(run_command(argc, argv)); }

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "bots.h"
+#include "proc.h"
 
 #define DEFAULT_POSITIONS 200000
 #define DEFAULT_SECONDS 60.0
@@ -561,19 +562,17 @@ static void ctx_free(ctx *C) {
   mt_free(C->witness);
 }
 
-/* A worker's result on its pipe: a header line, then the witness's lines. */
-static void send_result(int fd, ctx *C) {
+/* A worker's result on its pipe: a header line, then the witness's lines.
+ * False (errno set) when it could not be sent whole. */
+static bool send_result(int fd, ctx *C) {
   strbuf b = {0};
   sb_printf(&b, "%d %d %d %llu %llu %llu %d %d %llu\n", C->found, C->found_depth, C->stopped, (unsigned long long)C->positions,
             (unsigned long long)C->steps, (unsigned long long)C->chance, C->deepest, C->nwitness, (unsigned long long)C->failed);
   sb_printf(&b, "%s\n%s\n%s\n", C->stop, C->error, C->fail_text);
   for (int i = 0; i < C->nwitness; i++) sb_printf(&b, "%s\n", C->witness[i]);
-  for (size_t off = 0; off < b.n;) {
-    ssize_t w = write(fd, b.s + off, b.n - off);
-    if (w <= 0 && errno != EINTR) break;
-    if (w > 0) off += (size_t)w;
-  }
+  bool ok = proc_write_all(fd, b.s, b.n);
   sb_free(&b);
+  return ok;
 }
 
 static bool read_result(FILE *f, ctx *C) {
@@ -598,6 +597,10 @@ static bool read_result(FILE *f, ctx *C) {
   return true;
 }
 
+/* The search over JOBS worker processes (proc_fork_worker: they die with
+ * this process, whatever kills it), each reporting on its own pipe; a worker
+ * that ends without a whole answer makes the verdict a budget stop that says
+ * how it ended. */
 static void run_jobs(ctx *base, const mt_game *start, reach_result *res) {
   int jobs = base->jobs;
   pid_t pid[64];
@@ -607,14 +610,15 @@ static void run_jobs(ctx *base, const mt_game *start, reach_result *res) {
     in[w] = NULL;
     pid[w] = -1;
     if (pipe(fd) < 0) continue;
-    fflush(NULL);
-    pid[w] = fork();
+    pid[w] = proc_fork_worker();
     if (pid[w] == 0) {
       close(fd[0]);
+      for (int k = 0; k < w; k++)
+        if (in[k]) close(fileno(in[k])); /* the others' pipes end when they do */
       ctx C = *base;
       C.worker = w;
       search(&C, start);
-      send_result(fd[1], &C);
+      if (!send_result(fd[1], &C)) _exit(74);
       close(fd[1]);
       _exit(0);
     }
@@ -625,10 +629,19 @@ static void run_jobs(ctx *base, const mt_game *start, reach_result *res) {
   for (int w = 0; w < jobs; w++) {
     ctx C = *base;
     C.witness = NULL, C.nwitness = 0, C.tt = NULL, C.line = NULL, C.capline = 0, C.pool = NULL, C.npool = 0;
-    if (in[w] && read_result(in[w], &C)) result_of(&C, res);
-    else if (res->verdict != REACH_FOUND) res->verdict = REACH_BUDGET, snprintf(res->stop, sizeof res->stop, "a worker stopped without an answer");
+    bool got = in[w] && read_result(in[w], &C);
     if (in[w]) fclose(in[w]);
-    if (pid[w] > 0) waitpid(pid[w], NULL, 0);
+    int st = 0;
+    bool reaped = pid[w] > 0 && waitpid(pid[w], &st, 0) == pid[w];
+    if (got) result_of(&C, res);
+    else if (res->verdict != REACH_FOUND) {
+      res->verdict = REACH_BUDGET;
+      if (pid[w] < 0) snprintf(res->stop, sizeof res->stop, "worker %d could not be started: %s", w + 1, strerror(errno));
+      else if (reaped && WIFSIGNALED(st)) snprintf(res->stop, sizeof res->stop, "worker %d was killed by signal %d before it answered", w + 1, WTERMSIG(st));
+      else if (reaped && WIFEXITED(st) && WEXITSTATUS(st) != 0)
+        snprintf(res->stop, sizeof res->stop, "worker %d could not send its answer (exit %d)", w + 1, WEXITSTATUS(st));
+      else snprintf(res->stop, sizeof res->stop, "worker %d stopped without an answer", w + 1);
+    }
     for (int i = 0; i < C.nwitness; i++) mt_free(C.witness[i]);
     mt_free(C.witness);
   }

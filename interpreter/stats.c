@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "game.h"
+#include "proc.h"
 
 #define Z95 1.959963984540054
 #define ALPHA 0.05
@@ -85,248 +86,8 @@ void sim_run_fini(sim_run *run) {
     mt_free(run->side[s].variants);
   }
   mt_free(run->bots);
+  mt_free(run->search);
   memset(run, 0, sizeof *run);
-}
-
-/* A comma-separated list as a JSON array of strings. */
-static void json_list(strbuf *b, const char *list) {
-  sb_putc(b, '[');
-  const char *s = list ? list : "";
-  for (int k = 0; *s; k++) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    char *one = mt_strndup(s, n);
-    if (k) sb_putc(b, ',');
-    sb_json_str(b, one);
-    mt_free(one);
-    s += n + (e ? 1 : 0);
-  }
-  sb_putc(b, ']');
-}
-
-void sim_record_write(FILE *out, const sim_run *run, const sim_record *rec) {
-  const sim_side *sd = &run->side[rec->side];
-  strbuf b = {0};
-  sb_printf(&b, "{\"seed\":%llu,\"side\":\"%s\",\"hash\":", (unsigned long long)rec->seed,
-            rec->side == SIM_VARIANT ? "variant" : "base");
-  sb_json_str(&b, sd->hash);
-  sb_puts(&b, ",\"ruleset\":");
-  sb_json_str(&b, sd->ruleset);
-  sb_puts(&b, ",\"variants\":");
-  json_list(&b, sd->variants);
-  sb_puts(&b, ",\"bots\":");
-  sb_json_str(&b, run->bots);
-  sb_puts(&b, ",\"factions\":[");
-  for (int f = 0; f < run->nfactions; f++) {
-    if (f) sb_putc(&b, ',');
-    sb_json_str(&b, run->factions[f]);
-  }
-  sb_printf(&b, "],\"ok\":%s,\"winners\":[", rec->ok ? "true" : "false");
-  for (int f = 0, k = 0; f < run->nfactions; f++)
-    if (rec->winners >> f & 1u) {
-      if (k++) sb_putc(&b, ',');
-      sb_json_str(&b, run->factions[f]);
-    }
-  sb_puts(&b, "],\"victory\":");
-  if (rec->victory) sb_json_str(&b, rec->victory);
-  else sb_puts(&b, "null");
-  sb_printf(&b, ",\"turns\":%ld,\"decisions\":%ld}\n", rec->turns, rec->decisions);
-  fputs(b.s, out);
-  sb_free(&b);
-}
-
-/* ---- reading records: the flat JSON objects sim_record_write writes ---- */
-
-typedef struct jval {
-  int kind; /* 's' string, 'n' number, 'a' array of strings, 't' true, 'f' false, '0' null */
-  char *str;    /* 's': the string; 'a': the items comma-joined */
-  double num;
-  uint64_t u;   /* 'n' written as a whole number: exact (seeds take all 64 bits) */
-} jval;
-
-static void ws(const char **s) {
-  while (**s == ' ' || **s == '\t' || **s == '\r' || **s == '\n') (*s)++;
-}
-
-static char *jstring(const char **s) {
-  if (**s != '"') return NULL;
-  strbuf b = {0};
-  sb_puts(&b, "");
-  for ((*s)++; **s != '"'; (*s)++) {
-    if (!**s) return sb_free(&b), NULL;
-    if (**s == '\\') {
-      (*s)++;
-      switch (**s) {
-      case 'n': sb_putc(&b, '\n'); break;
-      case 't': sb_putc(&b, '\t'); break;
-      case 'r': sb_putc(&b, '\r'); break;
-      case 'u': { /* sb_json_str writes \u00XX for control characters only */
-        unsigned v = 0;
-        for (int i = 0; i < 4; i++) {
-          char c = *++*s;
-          if (!c) return sb_free(&b), NULL;
-          v = v * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 32) - 'a' + 10);
-        }
-        sb_putc(&b, (char)v);
-        break;
-      }
-      case 0: return sb_free(&b), NULL;
-      default: sb_putc(&b, **s);
-      }
-    } else sb_putc(&b, **s);
-  }
-  (*s)++;
-  return sb_take(&b);
-}
-
-static bool jvalue(const char **s, jval *v) {
-  ws(s);
-  memset(v, 0, sizeof *v);
-  if (**s == '"') return v->kind = 's', (v->str = jstring(s)) != NULL;
-  if (**s == '[') {
-    strbuf b = {0};
-    sb_puts(&b, "");
-    (*s)++;
-    ws(s);
-    for (int k = 0; **s != ']'; k++) {
-      if (k) {
-        if (**s != ',') return sb_free(&b), false;
-        (*s)++;
-        ws(s);
-      }
-      char *one = jstring(s);
-      if (!one) return sb_free(&b), false;
-      sb_printf(&b, "%s%s", k ? "," : "", one);
-      mt_free(one);
-      ws(s);
-    }
-    (*s)++;
-    return v->kind = 'a', v->str = sb_take(&b), true;
-  }
-  if (!strncmp(*s, "true", 4)) return *s += 4, v->kind = 't', true;
-  if (!strncmp(*s, "false", 5)) return *s += 5, v->kind = 'f', true;
-  if (!strncmp(*s, "null", 4)) return *s += 4, v->kind = '0', true;
-  char *end;
-  errno = 0;
-  v->num = strtod(*s, &end);
-  if (end == *s || errno) return false;
-  if (**s >= '0' && **s <= '9') {
-    char *uend;
-    uint64_t u = strtoull(*s, &uend, 10);
-    if (uend == end && !errno) v->u = u;
-  }
-  *s = end;
-  return v->kind = 'n', true;
-}
-
-/* Sets *FIELD to VALUE, or checks that it already says the same. */
-static bool same_or_set(char **field, const char *value) {
-  if (!*field) return *field = mt_strdup(value), true;
-  return !strcmp(*field, value);
-}
-
-static bool read_line(const char *line, sim_run *run, sim_record *rec, char *err, size_t errlen) {
-  const char *s = line;
-  char *hash = NULL, *ruleset = NULL, *variants = NULL, *bots = NULL, *factions = NULL, *winners = NULL;
-  bool ok = false, have_seed = false;
-  memset(rec, 0, sizeof *rec);
-  ws(&s);
-  if (*s++ != '{') goto fail;
-  for (int k = 0;; k++) {
-    ws(&s);
-    if (*s == '}') break;
-    if (k) {
-      if (*s++ != ',') goto fail;
-      ws(&s);
-    }
-    char *key = jstring(&s);
-    if (!key) goto fail;
-    ws(&s);
-    jval v;
-    if (*s++ != ':' || !jvalue(&s, &v)) {
-      mt_free(key);
-      goto fail;
-    }
-    char **keep = NULL;
-    if (!strcmp(key, "seed") && v.kind == 'n') rec->seed = v.u, have_seed = true;
-    else if (!strcmp(key, "side") && v.kind == 's') rec->side = !strcmp(v.str, "variant") ? SIM_VARIANT : SIM_BASE;
-    else if (!strcmp(key, "hash")) keep = &hash;
-    else if (!strcmp(key, "ruleset")) keep = &ruleset;
-    else if (!strcmp(key, "variants")) keep = &variants;
-    else if (!strcmp(key, "bots")) keep = &bots;
-    else if (!strcmp(key, "factions")) keep = &factions;
-    else if (!strcmp(key, "winners")) keep = &winners;
-    else if (!strcmp(key, "ok")) rec->ok = v.kind == 't';
-    else if (!strcmp(key, "victory") && v.kind == 's') rec->victory = v.str, v.str = NULL;
-    else if (!strcmp(key, "turns") && v.kind == 'n') rec->turns = (long)v.num;
-    else if (!strcmp(key, "decisions") && v.kind == 'n') rec->decisions = (long)v.num;
-    if (keep && v.str) mt_free(*keep), *keep = v.str, v.str = NULL;
-    mt_free(v.str);
-    mt_free(key);
-  }
-  if (!have_seed || !hash || !ruleset || !variants || !bots || !factions || !winners) goto fail;
-  /* the run's factions, in order, from its first record */
-  if (!run->nfactions) {
-    char *list = mt_strdup(factions);
-    for (char *t = strtok(list, ","); t && run->nfactions < SIM_MAX_FACTIONS; t = strtok(NULL, ","))
-      run->factions[run->nfactions++] = mt_strdup(t);
-    mt_free(list);
-  }
-  strbuf mine = {0};
-  sb_puts(&mine, "");
-  for (int f = 0; f < run->nfactions; f++) sb_printf(&mine, "%s%s", f ? "," : "", run->factions[f]);
-  bool same = !strcmp(mine.s, factions);
-  sb_free(&mine);
-  sim_side *sd = &run->side[rec->side];
-  if (!same || !same_or_set(&run->bots, bots) || !same_or_set(&sd->hash, hash) || !same_or_set(&sd->ruleset, ruleset) ||
-      !same_or_set(&sd->variants, variants)) {
-    snprintf(err, errlen, "a record of another run (other factions, bots or rule set)");
-    goto out;
-  }
-  sd->present = true;
-  char *list = winners;
-  for (char *t = strtok(list, ","); t; t = strtok(NULL, ",")) {
-    int f = 0;
-    while (f < run->nfactions && strcmp(run->factions[f], t)) f++;
-    if (f == run->nfactions) {
-      snprintf(err, errlen, "a winner '%s' that is not among the factions", t);
-      goto out;
-    }
-    rec->winners |= 1ull << f;
-  }
-  ok = true;
-  goto out;
-fail:
-  snprintf(err, errlen, "not a game record");
-out:
-  mt_free(hash), mt_free(ruleset), mt_free(variants), mt_free(bots), mt_free(factions), mt_free(winners);
-  if (!ok) mt_free(rec->victory), rec->victory = NULL;
-  return ok;
-}
-
-bool sim_records_read(const char *path, sim_run *run, char *err, size_t errlen) {
-  FILE *f = fopen(path, "r");
-  if (!f) return snprintf(err, errlen, "cannot read '%s': %s", path, strerror(errno)), false;
-  char *line = NULL;
-  size_t cap = 0;
-  long lineno = 0;
-  bool ok = true;
-  while (ok && getline(&line, &cap, f) > 0) {
-    lineno++;
-    if (line[strspn(line, " \t\r\n")] == 0) continue;
-    sim_record rec;
-    char why[160];
-    if (!read_line(line, run, &rec, why, sizeof why)) {
-      snprintf(err, errlen, "%s:%ld: %s", path, lineno, why);
-      ok = false;
-      break;
-    }
-    sim_run_add(run, &rec);
-    mt_free(rec.victory);
-  }
-  free(line);
-  fclose(f);
-  return ok;
 }
 
 /* ---- the summary ---- */
@@ -352,7 +113,7 @@ typedef struct summary {
   int nsig;
 } summary;
 
-static int by_seed_side(const void *a, const void *b) {
+int sim_record_order(const void *a, const void *b) {
   const sim_record *x = a, *y = b;
   if (x->seed != y->seed) return x->seed < y->seed ? -1 : 1;
   return x->side - y->side;
@@ -401,7 +162,7 @@ static void holm(faction_stats *fs, int n) {
 static void summarize(sim_run *run, summary *S) {
   memset(S, 0, sizeof *S);
   int nf = run->nfactions;
-  qsort(run->recs, (size_t)run->n, sizeof *run->recs, by_seed_side);
+  if (run->n > 1) qsort(run->recs, (size_t)run->n, sizeof *run->recs, sim_record_order); /* none: recs may be NULL */
   if (run->n) S->first_seed = run->recs[0].seed;
   for (long i = 0; i < run->n; i++) {
     const sim_record *r = &run->recs[i];
@@ -478,10 +239,10 @@ static void print_json(const sim_run *run, const summary *S) {
   sb_json_str(&b, run->side[SIM_BASE].ruleset ? run->side[SIM_BASE].ruleset : "");
   const sim_side *V = &run->side[run->paired ? SIM_VARIANT : SIM_BASE];
   sb_puts(&b, ",\"variants\":");
-  json_list(&b, V->variants);
+  sim_json_list(&b, V->variants);
   if (run->paired) {
     sb_puts(&b, ",\"against\":");
-    json_list(&b, run->side[SIM_BASE].variants);
+    sim_json_list(&b, run->side[SIM_BASE].variants);
   }
   sb_puts(&b, ",\"bots\":");
   sb_json_str(&b, run->bots ? run->bots : "");
@@ -630,52 +391,96 @@ static void print_text(const sim_run *run, const summary *S) {
          label(V, "the variant"), S->nsig, run->nfactions);
 }
 
-/* The plot: win shares with their intervals, base beside variant, by gnuplot. */
-static int plot(const sim_run *run, const summary *S, const char *path) {
-  FILE *g = popen("gnuplot 2>&1", "w");
-  if (!g) return fprintf(stderr, "mentat: --plot: cannot run gnuplot\n"), 74;
-  fprintf(g, "set terminal svg size 900,480 dynamic font 'sans,12' background rgb 'white'\nset termoption noenhanced\nset output '");
-  for (const char *c = path; *c; c++) *c == '\'' ? fputs("''", g) : fputc(*c, g);
-  fprintf(g, "'\nset style data histogram\nset style histogram errorbars gap 2 lw 1.5\n"
-             "set style fill solid 0.7 border -1\nset yrange [0:100]\nset ylabel 'win share (%%), 95%% interval'\n"
-             "set key top right\nset grid ytics\nset xtics rotate by -30\n");
-  if (run->paired)
-    fprintf(g, "set title \"%ld paired games, bots %s: %s (base) vs %s\"\n", S->games, run->bots ? run->bots : "?",
-            label(&run->side[0], "the pack"), label(&run->side[1], "the variant"));
-  else
-    fprintf(g, "set title \"%ld games, bots %s: %s\"\n", S->games, run->bots ? run->bots : "?",
-            label(&run->side[0], "the pack"));
-  fprintf(g, "$data << EOD\n");
-  for (int f = 0; f < run->nfactions; f++) {
-    const faction_stats *fs = &S->fac[f];
-    fprintf(g, "%s", run->factions[f]);
-    for (int s = 0; s < (run->paired ? 2 : 1); s++)
-      fprintf(g, " %.3f %.3f %.3f", 100 * fs->share[s], 100 * fs->lo[s], 100 * fs->hi[s]);
-    fprintf(g, "\n");
+/* S as a gnuplot single-quoted string (no escapes inside but '' for a
+ * quote).  Anything not printable ASCII -- a newline would end the command
+ * and start another -- and the characters gnuplot substitutes in some
+ * contexts (` and @) become '?'.  The records reader already refuses such
+ * names; this is the second wall. */
+static void gp_str(strbuf *b, const char *s) {
+  sb_putc(b, '\'');
+  for (; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '\'') sb_puts(b, "''");
+    else if (c < 0x20 || c >= 0x7f || c == '`' || c == '@') sb_putc(b, '?');
+    else sb_putc(b, (char)c);
   }
-  fprintf(g, "EOD\nplot $data using 2:3:4:xtic(1) title 'base' lc rgb '#4477aa' noenhanced");
-  if (run->paired) fprintf(g, ", '' using 5:6:7 title 'variant' lc rgb '#ee6677'");
-  fprintf(g, "\n");
-  int rc = pclose(g);
-  if (rc != 0) return fprintf(stderr, "mentat: --plot: gnuplot failed (is gnuplot installed?)\n"), 74;
+  sb_putc(b, '\'');
+}
+
+/* The plot: win shares with their intervals, base beside variant, by gnuplot,
+ * run without a shell; its SVG comes back on its standard output into OUT
+ * (the path never reaches the script), its messages on its standard error. */
+static int plot(const sim_run *run, const summary *S, mt_out *out) {
+  strbuf g = {0}, title = {0};
+  sb_puts(&g, "set terminal svg size 900,480 dynamic font 'sans,12' background rgb 'white'\nset termoption noenhanced\n"
+              "set style data histogram\nset style histogram errorbars gap 2 lw 1.5\n"
+              "set style fill solid 0.7 border -1\nset yrange [0:100]\nset ylabel 'win share (%), 95% interval'\n"
+              "set key top right\nset grid ytics\nset xtics rotate by -30\n");
+  if (run->paired)
+    sb_printf(&title, "%ld paired games, bots %s: %s (base) vs %s", S->games, run->bots ? run->bots : "?",
+              label(&run->side[0], "the pack"), label(&run->side[1], "the variant"));
+  else
+    sb_printf(&title, "%ld games, bots %s: %s", S->games, run->bots ? run->bots : "?", label(&run->side[0], "the pack"));
+  sb_puts(&g, "set title ");
+  gp_str(&g, title.s);
+  sb_free(&title);
+  sb_puts(&g, "\n$data << EOD\n");
+  for (int f = 0; f < run->nfactions; f++) { /* a quoted first column: a line of data can never read EOD */
+    const faction_stats *fs = &S->fac[f];
+    sb_putc(&g, '"');
+    for (const char *c = run->factions[f]; *c; c++) sb_putc(&g, *c == '"' || (unsigned char)*c < 0x20 || *c == '\\' ? '?' : *c);
+    sb_putc(&g, '"');
+    for (int s = 0; s < (run->paired ? 2 : 1); s++)
+      sb_printf(&g, " %.3f %.3f %.3f", 100 * fs->share[s], 100 * fs->lo[s], 100 * fs->hi[s]);
+    sb_putc(&g, '\n');
+  }
+  sb_puts(&g, "EOD\nplot $data using 2:3:4:xtic(1) title 'base' lc rgb '#4477aa' noenhanced");
+  if (run->paired) sb_puts(&g, ", '' using 5:6:7 title 'variant' lc rgb '#ee6677'");
+  sb_puts(&g, "\n");
+  static const char *const argv[] = {"gnuplot", NULL};
+  strbuf said = {0}, why = {0};
+  bool ok = proc_run_filter(argv, g.s, g.n, out->f, &said, &why);
+  sb_free(&g);
+  if (said.n) { /* gnuplot's own words: its reason when it failed, its warnings when it did not */
+    for (char *line = said.s, *nl; line && *line; line = nl ? nl + 1 : NULL) {
+      nl = strchr(line, '\n');
+      if (nl) *nl = 0;
+      if (*line) fprintf(stderr, "gnuplot: %s\n", line);
+      if (!nl) break;
+    }
+  }
+  sb_free(&said);
+  if (!ok) {
+    bool missing = strstr(why.s, "cannot run") != NULL;
+    fprintf(stderr, "mentat: --plot: %s%s; '%s' is not written\n", why.s,
+            missing ? " (install gnuplot: Debian gnuplot-nox)" : "", out->path);
+    sb_free(&why);
+    mt_out_abort(out);
+    return 74;
+  }
+  if (!mt_out_commit(out, &why)) {
+    fprintf(stderr, "mentat: --plot: %s\n", why.s);
+    sb_free(&why);
+    return 74;
+  }
+  sb_free(&why);
   return 0;
 }
 
-int sim_summary(sim_run *run, const sim_output *out) {
+int sim_summary(sim_run *run, const sim_output *out, mt_out *plot_out) {
   summary *S = mt_calloc(1, sizeof *S);
   summarize(run, S);
   if (out->json) print_json(run, S);
   else if (out->csv) print_csv(run, S);
   else print_text(run, S);
-  fflush(stdout);
-  int rc = out->plot ? plot(run, S, out->plot) : 0;
+  proc_flush(); /* the summary is out before gnuplot runs */
+  int rc = plot_out ? plot(run, S, plot_out) : 0;
   mt_free(S);
   return rc;
 }
 
 int sim_merge_main(int argc, char **argv) {
   sim_output out = {0};
-  sim_run run = {0};
   int nfiles = 0;
   for (int i = 0; i < argc; i++) {
     if (!strcmp(argv[i], "--json")) out.json = true;
@@ -685,28 +490,35 @@ int sim_merge_main(int argc, char **argv) {
     else nfiles++;
   }
   if (!nfiles) return fprintf(stderr, "usage: mentat merge [--json|--csv] [--plot FILE.svg] RECORDS...\n"), 64;
-  for (int i = 0; i < argc; i++) {
+  /* the plot's file first: a path that cannot be written fails before any work */
+  mt_out plot_out;
+  strbuf err = {0};
+  if (out.plot && !mt_out_open(&plot_out, out.plot, &err)) {
+    fprintf(stderr, "mentat merge: --plot: %s\n", err.s);
+    sb_free(&err);
+    return 74;
+  }
+  sim_run run = {0};
+  sim_reader rd;
+  sim_reader_init(&rd, &run);
+  bool ok = true;
+  for (int i = 0; ok && i < argc; i++) {
     if (argv[i][0] == '-' && argv[i][1]) {
       if (!strcmp(argv[i], "--plot")) i++;
       continue;
     }
-    char err[512];
-    if (!sim_records_read(argv[i], &run, err, sizeof err)) {
-      fprintf(stderr, "mentat merge: %s\n", err);
-      sim_run_fini(&run);
-      return 65;
-    }
+    ok = sim_records_read(&rd, argv[i], &err);
   }
-  /* the same seed twice (a shard merged twice) would count a game twice */
-  qsort(run.recs, (size_t)run.n, sizeof *run.recs, by_seed_side);
-  for (long i = 1; i < run.n; i++)
-    if (run.recs[i].seed == run.recs[i - 1].seed && run.recs[i].side == run.recs[i - 1].side) {
-      fprintf(stderr, "mentat merge: the game with seed %llu (%s) is in the records twice\n",
-              (unsigned long long)run.recs[i].seed, run.recs[i].side ? "variant" : "base");
-      sim_run_fini(&run);
-      return 65;
-    }
-  int rc = sim_summary(&run, &out);
+  if (ok) ok = sim_reader_finish(&rd, &err);
+  sim_reader_fini(&rd);
+  if (!ok) {
+    fprintf(stderr, "mentat merge: %s\n", err.s);
+    sb_free(&err);
+    sim_run_fini(&run);
+    if (out.plot) mt_out_abort(&plot_out);
+    return 65;
+  }
+  int rc = sim_summary(&run, &out, out.plot ? &plot_out : NULL);
   sim_run_fini(&run);
   return rc;
 }

@@ -61,8 +61,10 @@ done
 if [ -z "$missing" ]; then ok; else bad "compare --json lacks:$missing" "$(cat "$TMP/all.json")"; fi
 
 # 4. shards as separate processes, merged = the single run; records round-trip
-if [ "$(wc -l <"$TMP/all.jsonl")" -eq $((2 * GAMES)) ] && head -1 "$TMP/all.jsonl" | "$JSONCHECK"; then ok
-else bad "records: one JSON line per game of each side" "$(head -3 "$TMP/all.jsonl")"; fi
+if [ "$(wc -l <"$TMP/all.jsonl")" -eq $((2 * GAMES + 1)) ] && head -1 "$TMP/all.jsonl" | "$JSONCHECK" &&
+   head -1 "$TMP/all.jsonl" | grep -q '^{"mentat_records":2,"command":"compare","seed":1,"games":150,"shard":"1/1",' &&
+   sed -n 2p "$TMP/all.jsonl" | "$JSONCHECK"; then ok
+else bad "records: the run's header, then one JSON line per game of each side" "$(head -3 "$TMP/all.jsonl")"; fi
 if command -v parallel >/dev/null 2>&1; then
   how="GNU parallel"
   parallel --will-cite "$MENTAT" compare --variant $NOFREMEN --games $GAMES --jobs 1 --quiet --shard {}/3 \
@@ -85,7 +87,7 @@ if cmp -s "$TMP/all.json" "$TMP/round.json"; then ok
 else bad "records round-trip: merge of the run's own records differs" "$(diff "$TMP/all.json" "$TMP/round.json")"; fi
 if "$MENTAT" merge "$TMP/shard-1.jsonl" "$TMP/shard-1.jsonl" >/dev/null 2>"$TMP/twice.err"; then
   bad "merge accepted the same shard twice"
-elif grep -q "is in the records twice" "$TMP/twice.err"; then ok
+elif grep -q "shard 1/3 is already in '.*shard-1.jsonl'" "$TMP/twice.err"; then ok
 else bad "merge of a shard twice: the message" "$(cat "$TMP/twice.err")"; fi
 
 # 5. --csv
@@ -127,7 +129,7 @@ done
 wait
 "$MENTAT" merge --json "$TMP/sim-all.jsonl" >"$TMP/sim-all.json" 2>&1
 "$MENTAT" merge --json "$TMP"/sim-shard-*.jsonl >"$TMP/sim-merged.json" 2>&1
-if [ "$(wc -l <"$TMP/sim-all.jsonl")" -eq 45 ] && "$JSONCHECK" <"$TMP/sim-all.json" && grep -q '"games":45,' "$TMP/sim-all.json" &&
+if [ "$(wc -l <"$TMP/sim-all.jsonl")" -eq 46 ] && "$JSONCHECK" <"$TMP/sim-all.json" && grep -q '"games":45,' "$TMP/sim-all.json" &&
    cmp -s "$TMP/sim-all.json" "$TMP/sim-merged.json"; then ok
 else bad "simulate --shard: three shards merged differ from the single run" "$(cat "$TMP/sim-all.json"; diff "$TMP/sim-all.json" "$TMP/sim-merged.json")"; fi
 
