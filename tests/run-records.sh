@@ -129,9 +129,24 @@ cd - >/dev/null || exit 1
 # mounted over /tmp in a private mount namespace: glibc's tmpfile() ignores TMPDIR), and the records
 # (the full tmpfs at a path of its own)
 # full_run COMMAND...: COMMAND run with a full /tmp, standard output and error to $TMP/full.out, .err
+# The checkout itself may lie under /tmp (CI clones anywhere): the real /tmp stays reachable,
+# bound at a directory outside it before the full tmpfs covers /tmp, and a program under /tmp
+# is run from there (the working directory, opened before, stays the old one).
 full_run() {
-  unshare -m sh -c 'mount -t tmpfs -o size=64k tmpfs /tmp && dd if=/dev/zero of=/tmp/fill bs=4k >/dev/null 2>&1
-                    TMPDIR=/tmp exec "$@"' sh "$@" >"$TMP/full.out" 2>"$TMP/full.err"
+  keep=
+  for d in /var/tmp /dev/shm /run; do
+    [ -d "$d" ] && [ -w "$d" ] && keep=$(mktemp -d "$d/mentat-keep.XXXXXX") && break
+  done
+  [ -n "$keep" ] || { echo "no directory outside /tmp to keep it reachable" >"$TMP/full.err"; return 125; }
+  unshare -m sh -c 'keep=$1; shift
+                    mount --bind /tmp "$keep" && mount -t tmpfs -o size=64k tmpfs /tmp || exit 125
+                    dd if=/dev/zero of=/tmp/fill bs=4k >/dev/null 2>&1
+                    prog=$1; shift
+                    case $prog in /tmp/*) prog=$keep/${prog#/tmp/} ;; esac
+                    TMPDIR=/tmp exec "$prog" "$@"' sh "$keep" "$@" >"$TMP/full.out" 2>"$TMP/full.err"
+  rc=$?
+  rmdir "$keep"
+  return $rc
 }
 if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null && mkdir "$TMP/full" && mount -t tmpfs -o size=64k tmpfs "$TMP/full" 2>/dev/null; then
   FULL="$TMP/full"
