@@ -461,6 +461,20 @@ static void check_args(chk *c, node *call, int nparams, const int *ptypes, const
   }
 }
 
+/* A card named by its id stands for its first copy.  Where a built-in needs
+ * one particular card (holds, put, pile_of) and the name has several copies,
+ * the rule almost surely means "a copy of": the first copy alone would make
+ * the second copy unplayable and move a copy from someone else's hand.  An
+ * error, naming the construct that says it (copy_in). */
+static void one_copy_meant(chk *c, const node *arg, const char *fn) {
+  if (!arg || arg->op != REF_CONST || arg->ty != TY_CARD || arg->ival < 0 || arg->ival >= c->def->ncards) return;
+  const board_card *card = &c->def->cards[arg->ival];
+  if (card->ninstances < 2) return;
+  diag_error(c->d, arg->span,
+             "card '%s' has %d copies: %s(...) of the name means its first copy only; a copy of it in a pile is copy_in(pile, %s)",
+             card->id, card->ninstances, fn, card->id);
+}
+
 static int check_call(chk *c, node *n) {
   program *p = c->p;
   int k;
@@ -532,6 +546,7 @@ static int check_call(chk *c, node *n) {
     n->sym = k;
     if (b->effect) need_effects(c, n, n->name);
     check_args(c, n, b->nargs, b->args, n->name, 0);
+    if (k == BI_holds || k == BI_put || k == BI_pile_of) one_copy_meant(c, n->kids[k == BI_holds ? 1 : 0], n->name);
     if (k == BI_first || k == BI_random_member) {
       int st = n->nkids == 1 ? n->kids[0]->ty : TY_ERROR;
       return (st & TY_SETBIT) ? st & ~TY_SETBIT : TY_ERROR;
