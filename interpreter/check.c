@@ -994,7 +994,14 @@ void chk_check_stmt(chk *c, node *s) {
         !(p->rules[s->kids[0]->ival].tags & TAG_KARAMA))
       diag_error(c->d, s->kids[0]->span, "rule %s is not karama-tagged: it cannot be cancelled", s->kids[0]->name);
     break;
-  case AST_LOG: check_format(c, s->kids[0]); break;
+  case AST_LOG:
+    check_format(c, s->kids[0]);
+    if (s->nkids > 1) { /* log for S: a set of factions (or one faction) hears it */
+      int t = chk_check_expr(c, s->kids[1], TY_FACTION | TY_SETBIT);
+      if (t != TY_ERROR && t != (TY_FACTION | TY_SETBIT) && t != TY_FACTION)
+        diag_error(c->d, s->kids[1]->span, "'log for' names the factions that hear it: a set of factions, not %s", TN(t));
+    }
+    break;
   case AST_FINISH: need_effects(c, s, "finish"); break;
   case AST_EXPRSTMT: chk_check_expr(c, s->kids[0], TY_ERROR); break;
   default: diag_error(c->d, s->span, "a %s is not a statement", ast_kind_name(s->kind)); break;
