@@ -470,10 +470,17 @@ static void one_copy_meant(chk *c, const node *arg, const char *fn) {
   if (!arg || arg->op != REF_CONST || arg->ty != TY_CARD || arg->ival < 0 || arg->ival >= c->def->ncards) return;
   const board_card *card = &c->def->cards[arg->ival];
   if (card->ninstances < 2) return;
-  diag_error(c->d, arg->span,
-             "card '%s' has %d copies: %s(...) of the name means its first copy only; a copy of it in a pile is copy_in(pile, %s)",
-             card->id, card->ninstances, fn, card->id);
+  if (!strcmp(fn, "=="))
+    diag_error(c->d, arg->span, "card '%s' has %d copies: comparing with the name matches its first copy only; any copy is base_card(x) == %s",
+               card->id, card->ninstances, card->id);
+  else
+    diag_error(c->d, arg->span,
+               "card '%s' has %d copies: %s(...) of the name means its first copy only; a copy of it in a pile is copy_in(pile, %s)",
+               card->id, card->ninstances, fn, card->id);
 }
+
+/* Is N a call of base_card (which names the first copy on purpose)? */
+static bool is_base_card_call(const node *n) { return n && n->op == CALL_BUILTIN && n->sym == BI_base_card; }
 
 static int check_call(chk *c, node *n) {
   program *p = c->p;
@@ -652,6 +659,10 @@ static int check_binary(chk *c, node *n) {
     if (ta == TY_NONE && tb != TY_NONE && a->kind == AST_NONE) a->ty = tb;
     if (!chk_compatible(ta, tb) && !(ta == TY_SECTOR && tb == TY_INT) && !(ta == TY_INT && tb == TY_SECTOR))
       diag_error(c->d, n->span, "cannot compare %s with %s", TN(ta), TN(tb));
+    if (ta == TY_CARD && tb == TY_CARD) { /* `c == karama` matches the first copy only: base_card(c) == karama */
+      if (!is_base_card_call(b)) one_copy_meant(c, a, "==");
+      if (!is_base_card_call(a)) one_copy_meant(c, b, "==");
+    }
     return TY_BOOL;
   }
   if (op == '<' || op == '>' || op == BOP_LE || op == BOP_GE) {
