@@ -311,6 +311,7 @@ stmt: LET NAME '=' expr { $$ = named(ls, AST_LET, @2, $2); ast_add(A, $$, $4); }
     | CANCEL expr FOR PHASE { $$ = N(AST_CANCEL, @1); ast_add(A, $$, $2); ast_add(A, $$, NULL); $$->ival = SCOPE_PHASE; }
     | CANCEL expr FOR GAME { $$ = N(AST_CANCEL, @1); ast_add(A, $$, $2); ast_add(A, $$, NULL); $$->ival = SCOPE_GAME; }
     | LOG STRING { $$ = N(AST_LOG, @1); node *s = N(AST_STR, @2); s->str = $2; ast_add(A, $$, s); }
+    | LOG FOR expr STRING { $$ = N(AST_LOG, @1); node *s = N(AST_STR, @4); s->str = $4; ast_add(A, $$, s); ast_add(A, $$, $3); }
     | FINISH { $$ = N(AST_FINISH, @1); }
     | NAME '(' exprs ')' { node *c = named(ls, AST_CALL, @$, $1); for (uint32_t i = 0; i < $3->nkids; i++) ast_add(A, c, $3->kids[i]);
                            $$ = N(AST_EXPRSTMT, @$); ast_add(A, $$, c); }

@@ -59,7 +59,7 @@ typedef enum {
   AST_ACT,      /* kids[0] faction, [1] actions (AST_LIST of AST_NAME; ival 1: `any KIND`) */
   AST_SECRET,   /* name = loop var; kids[0] set, [1] block */
   AST_CANCEL,   /* kids[0] rule expr; ival = scope (SCOPE_*); kids[1] faction or NULL */
-  AST_LOG,      /* kids[0] message (AST_STR with {expr} holes: kids of the STR) */
+  AST_LOG,      /* kids[0] message (AST_STR with {expr} holes: kids of the STR); kids[1] the audience (log for S), or absent */
   AST_FINISH,   /* end the game */
   AST_EXPRSTMT, /* kids[0] call */
   /* expressions -------------------------------------------------------- */

@@ -285,6 +285,18 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     int pos;
     return board_card_pile(L, st, (int)a[1], &pos) == a[0];
   }
+  case BI_copy_in: {
+    /* the copies in instance order, not the pile's: the answer never depends on an order still undecided */
+    RANGE_CHECK(a[0] >= 0 && a[0] < L->npile_slots, a[0]);
+    vm_dep(v, VM_DEP_PILES, (int)a[0]);
+    if (a[1] < 0 || a[1] >= def->ncards) return -1;
+    const board_card *want = &def->cards[a[1]];
+    int pos;
+    for (int c = 0; c < def->ncards; c++)
+      if (def->cards[c].ninstances == want->ninstances && !strcmp(def->cards[c].id, want->id) && board_card_pile(L, st, c, &pos) == a[0])
+        return c;
+    return -1;
+  }
   case BI_pile_of: {
     RANGE_CHECK(a[0] >= 0 && a[0] < def->ncards, a[0]);
     vm_dep(v, VM_DEP_PILES, -1); /* wherever the card lies: every pile */

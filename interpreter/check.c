@@ -461,6 +461,27 @@ static void check_args(chk *c, node *call, int nparams, const int *ptypes, const
   }
 }
 
+/* A card named by its id stands for its first copy.  Where a built-in needs
+ * one particular card (holds, put, pile_of) and the name has several copies,
+ * the rule almost surely means "a copy of": the first copy alone would make
+ * the second copy unplayable and move a copy from someone else's hand.  An
+ * error, naming the construct that says it (copy_in). */
+static void one_copy_meant(chk *c, const node *arg, const char *fn) {
+  if (!arg || arg->op != REF_CONST || arg->ty != TY_CARD || arg->ival < 0 || arg->ival >= c->def->ncards) return;
+  const board_card *card = &c->def->cards[arg->ival];
+  if (card->ninstances < 2) return;
+  if (!strcmp(fn, "=="))
+    diag_error(c->d, arg->span, "card '%s' has %d copies: comparing with the name matches its first copy only; any copy is base_card(x) == %s",
+               card->id, card->ninstances, card->id);
+  else
+    diag_error(c->d, arg->span,
+               "card '%s' has %d copies: %s(...) of the name means its first copy only; a copy of it in a pile is copy_in(pile, %s)",
+               card->id, card->ninstances, fn, card->id);
+}
+
+/* Is N a call of base_card (which names the first copy on purpose)? */
+static bool is_base_card_call(const node *n) { return n && n->op == CALL_BUILTIN && n->sym == BI_base_card; }
+
 static int check_call(chk *c, node *n) {
   program *p = c->p;
   int k;
@@ -532,6 +553,7 @@ static int check_call(chk *c, node *n) {
     n->sym = k;
     if (b->effect) need_effects(c, n, n->name);
     check_args(c, n, b->nargs, b->args, n->name, 0);
+    if (k == BI_holds || k == BI_put || k == BI_pile_of) one_copy_meant(c, n->kids[k == BI_holds ? 1 : 0], n->name);
     if (k == BI_first || k == BI_random_member) {
       int st = n->nkids == 1 ? n->kids[0]->ty : TY_ERROR;
       return (st & TY_SETBIT) ? st & ~TY_SETBIT : TY_ERROR;
@@ -637,6 +659,10 @@ static int check_binary(chk *c, node *n) {
     if (ta == TY_NONE && tb != TY_NONE && a->kind == AST_NONE) a->ty = tb;
     if (!chk_compatible(ta, tb) && !(ta == TY_SECTOR && tb == TY_INT) && !(ta == TY_INT && tb == TY_SECTOR))
       diag_error(c->d, n->span, "cannot compare %s with %s", TN(ta), TN(tb));
+    if (ta == TY_CARD && tb == TY_CARD) { /* `c == karama` matches the first copy only: base_card(c) == karama */
+      if (!is_base_card_call(b)) one_copy_meant(c, a, "==");
+      if (!is_base_card_call(a)) one_copy_meant(c, b, "==");
+    }
     return TY_BOOL;
   }
   if (op == '<' || op == '>' || op == BOP_LE || op == BOP_GE) {
@@ -979,7 +1005,14 @@ void chk_check_stmt(chk *c, node *s) {
         !(p->rules[s->kids[0]->ival].tags & TAG_KARAMA))
       diag_error(c->d, s->kids[0]->span, "rule %s is not karama-tagged: it cannot be cancelled", s->kids[0]->name);
     break;
-  case AST_LOG: check_format(c, s->kids[0]); break;
+  case AST_LOG:
+    check_format(c, s->kids[0]);
+    if (s->nkids > 1) { /* log for S: a set of factions (or one faction) hears it */
+      int t = chk_check_expr(c, s->kids[1], TY_FACTION | TY_SETBIT);
+      if (t != TY_ERROR && t != (TY_FACTION | TY_SETBIT) && t != TY_FACTION)
+        diag_error(c->d, s->kids[1]->span, "'log for' names the factions that hear it: a set of factions, not %s", TN(t));
+    }
+    break;
   case AST_FINISH: need_effects(c, s, "finish"); break;
   case AST_EXPRSTMT: chk_check_expr(c, s->kids[0], TY_ERROR); break;
   default: diag_error(c->d, s->span, "a %s is not a statement", ast_kind_name(s->kind)); break;

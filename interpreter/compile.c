@@ -631,11 +631,15 @@ static void stmt(cg *c, node *s) {
     node *str = s->kids[0];
     int types[64];
     int n = 0;
+    if (s->nkids > 1) { /* the audience first, under the holes */
+      cg_expr(c, s->kids[1]);
+      if (s->kids[1]->ty == TY_FACTION) op0(c, OP_SET_SINGLE);
+    }
     for (uint32_t i = 0; i < str->nkids && n < 64; i++) {
       cg_expr(c, str->kids[i]);
       types[n++] = hole_type(str->kids[i]);
     }
-    op2(c, OP_LOG, intern(c, str->str), new_list(c, types, n));
+    op2(c, s->nkids > 1 ? OP_LOG_TO : OP_LOG, intern(c, str->str), new_list(c, types, n));
     break;
   }
   case AST_FINISH: op0(c, OP_FINISH); break;

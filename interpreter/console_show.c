@@ -65,6 +65,21 @@ static void show_secrets(repl *R, int f, int gf, bool json, int viewer) {
   if (json && !first) sb_putc(&R->jextra, '}');
 }
 
+/* May VIEWER (a data faction, or -1: everything) see leader L -- its name and status?  The rules
+ * say so with the conventional value leader_seen_by(l, f) (rule 1.11.00; a variant may hide a
+ * captive's identity, wbc.battle.7); a pack without it shows every leader. */
+static bool leader_seen(repl *R, int l, int viewer) {
+  if (viewer < 0) return true;
+  char text[256];
+  snprintf(text, sizeof text, "leader_seen_by(%s, %s)", DEF(R)->leaders[l].id, DEF(R)->factions[viewer].id);
+  int64_t v = 1;
+  int ty;
+  strbuf err = {0};
+  bool ok = game_eval(R->g, text, &v, &ty, &err);
+  sb_free(&err);
+  return !ok || v != 0;
+}
+
 static void show_faction(repl *R, int f, bool json, int viewer) {
   const board_def *def = DEF(R);
   const board_layout *L = LAY(R);
@@ -141,14 +156,21 @@ static void show_faction(repl *R, int f, bool json, int viewer) {
   if (json) sb_puts(&R->jextra, "],\"leaders\":{");
   say(R, "\n  leaders:");
   const board_faction *bf = &def->factions[f];
+  int hidden = 0, shown = 0;
   for (int i = 0; i < bf->nleaders; i++) {
     int l = bf->first_leader + i;
+    if (!leader_seen(R, l, viewer)) { /* its status and its very name: counted, not named */
+      hidden++;
+      continue;
+    }
     board_leader_state ls = board_leader_get(L, ST(R), l);
     const char *stname = ls.status >= 0 && ls.status < def->nleader_status ? def->leader_status[ls.status] : "?";
     say(R, " %s (%s)", def->leaders[l].id, stname);
-    if (json) sb_printf(&R->jextra, "%s\"%s\":\"%s\"", i ? "," : "", def->leaders[l].id, stname);
+    if (json) sb_printf(&R->jextra, "%s\"%s\":\"%s\"", shown++ ? "," : "", def->leaders[l].id, stname);
   }
-  if (json) sb_puts(&R->jextra, "}");
+  if (hidden) say(R, " and %d hidden", hidden);
+  if (json && hidden) sb_printf(&R->jextra, "},\"leaders_hidden\":%d", hidden);
+  else if (json) sb_puts(&R->jextra, "}");
   show_secrets(R, f, gf, json, viewer);
 }
 

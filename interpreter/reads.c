@@ -107,7 +107,7 @@ void vm_reads_build(program *p) {
         break;
       /* what suspends, effects and the answer search see everything */
       case OP_VAR_SET: case OP_ASK: case OP_ASK_RANGE: case OP_MAY: case OP_ACT: case OP_CAN: case OP_CANCEL:
-      case OP_SECRET: case OP_FINISH: case OP_PHASE_BEGIN: case OP_PHASE_END: case OP_PROMPT: case OP_LOG:
+      case OP_SECRET: case OP_FINISH: case OP_PHASE_BEGIN: case OP_PHASE_END: case OP_PROMPT: case OP_LOG: case OP_LOG_TO:
         *fixed |= RD_ALL;
         break;
       default: break;

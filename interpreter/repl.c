@@ -32,6 +32,9 @@
 
 static void narrate(void *ud, const char *rule, const char *text) {
   repl *R = ud;
+  /* a line for some factions only (log for S) is not narrated to another faction's view (view as) */
+  uint64_t heard = R->g ? R->g->v.log_audience : 0;
+  if (heard && R->viewer >= 0 && !(R->viewer < 64 && heard >> R->viewer & 1u)) return;
   sb_printf(&R->log, "[%s] %s\n", rule, text);
 }
 

@@ -211,7 +211,7 @@ static bool operands_ok(vctx *c, uint32_t pc) {
   case OP_ASK: ok = b >= 0 && b < p->nstrings; break;
   case OP_ASK_RANGE:
   case OP_MAY: ok = a >= 0 && a < p->nstrings; break;
-  case OP_LOG: ok = a >= 0 && a < p->nstrings && b >= 0 && b < p->nlists; break;
+  case OP_LOG: case OP_LOG_TO: ok = a >= 0 && a < p->nstrings && b >= 0 && b < p->nlists; break;
   case OP_SECRET: ok = a == 0 || a == 1; break;
   default: break;
   }
@@ -257,6 +257,7 @@ static void step(vctx *c, uint32_t i) {
   case OP_VAR_SET: pops = p->vars[a].nparams + 1; break;
   case OP_PROMPT: pops = p->nlist[a]; break;
   case OP_LOG: pops = p->nlist[b]; break;
+  case OP_LOG_TO: pops = p->nlist[b] + 1; break;
   case OP_AND_JUMP:
   case OP_OR_JUMP: pops = 1, pushes = 0; break; /* the fall-through; the jump keeps it */
   default: break;

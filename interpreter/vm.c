@@ -225,6 +225,14 @@ static void do_log(vm *v, uint32_t pc, int text, int list, const int64_t *holes)
   char *buf = v->logbuf;
   size_t n = 0, cap = sizeof v->logbuf - 1;
   int h = 0;
+  if (v->log_audience) { /* a line for some factions only (log for S): say whom, "(for a, b) " */
+    const board_def *def = p->def;
+    n += (size_t)snprintf(buf, cap, "(for");
+    for (int f = 0; f < def->nfactions && f < 64 && n < cap; f++)
+      if (v->log_audience >> f & 1u) n += (size_t)snprintf(buf + n, cap - n, "%s %s", n > 4 ? "," : "", def->factions[f].id);
+    if (n < cap) n += (size_t)snprintf(buf + n, cap - n, ") ");
+    if (n > cap) n = cap;
+  }
   for (const char *q = t; *q && n < cap; q++) {
     const char *e = *q == '{' ? strchr(q, '}') : NULL;
     if (e && h < p->nlist[list]) {
@@ -912,6 +920,22 @@ dispatch:
     int n = p->nlist[B_];
     sp -= n;
     do_log(v, ipc, A_, B_, S + sp);
+    DISPATCH();
+  }
+  CASE(LOG_TO) {
+    /* log for S: the holes, under them the audience (a set of data factions) */
+    int n = p->nlist[B_];
+    sp -= n;
+    uint64_t all = 0;
+    for (int i = 0; i < v->L->nf; i++)
+      if (v->L->faction[i] >= 0 && v->L->faction[i] < 64) all |= (uint64_t)1 << v->L->faction[i];
+    uint64_t heard = (uint64_t)S[sp - 1] & all; /* only the factions that play hear anything */
+    if (heard) { /* no player to tell: no line; every player: a public line */
+      v->log_audience = heard == all ? 0 : heard;
+      do_log(v, ipc, A_, B_, S + sp);
+      v->log_audience = 0;
+    }
+    sp--;
     DISPATCH();
   }
   CASE(FINISH) {

@@ -169,6 +169,7 @@ typedef struct vm {
   unsigned char *secret_vars;
   bool secret_seen;
   char logbuf[1024];   /* narration is formatted here */
+  uint64_t log_audience; /* while a line is narrated: the data factions it is for (log for S), or 0: everyone */
   void (*fired)(void *ud, int fn); /* told of every rule code the game runs (triggers, steps, effects); may be NULL */
   void *fired_ud;
   uint32_t memo_epoch;

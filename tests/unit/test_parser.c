@@ -613,7 +613,7 @@ static void three_errors_three_carets(void **state) {
                       "t.rules:2:19: error: integer literal '99999999999999' is too large (the limit is 10^12)\n"
                       "    2 | value 2 \"b\" v() = 99999999999999\n"
                       "      |                   ^~~~~~~~~~~~~~\n"
-                      "t.rules:3:18: error: invalid character, expected string\n"
+                      "t.rules:3:18: error: invalid character, expected 'for' or string\n"
                       "    3 | rule 3 \"c\" { log @ }\n"
                       "      |                  ^\n");
 }

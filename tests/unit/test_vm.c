@@ -95,6 +95,14 @@ static void arithmetic(void **s) {
              NULL, "[9] 3 -4 2 -2 -4 5000000001\n");
 }
 
+/* log for S: the line names whom it is for; an empty audience narrates nothing; one faction will do */
+static void narration_for_some_factions(void **s) {
+  (void)s;
+  expect_log("game 9 \"t\" { let n = 3\n log for {red, blue} \"secret {n}\"\n"
+             " log for [f in factions where false] \"nobody\"\n log for green \"to green\"\n log \"public\" }",
+             NULL, "[9] (for blue, red) secret 3\n[9] (for green) to green\n[9] public\n");
+}
+
 static void comparisons_and_logic(void **s) {
   (void)s;
   expect_log("game 9 \"t\" { let a = 1 < 2 and 2 <= 2 and 3 > 2 and 3 >= 3 and 1 == 1 and 1 != 2\n"
@@ -1027,6 +1035,7 @@ static void every_opcode_is_exercised(void **s) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(arithmetic),
+      cmocka_unit_test(narration_for_some_factions),
       cmocka_unit_test(comparisons_and_logic),
       cmocka_unit_test(sets),
       cmocka_unit_test(aggregates_and_loops),
