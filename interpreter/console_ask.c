@@ -3,6 +3,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "console.h"
 
+#include <ctype.h>
+
 /* Who wins if the victory phase of this turn were resolved now: run that
  * phase on a copy of the game with passive bots and read `winners`. */
 int repl_cmd_winner(repl *R) {
@@ -300,6 +302,8 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where) {
   return NULL;
 }
 
+static int why_clause(repl *R, const char *rest);
+
 int repl_cmd_why(repl *R, const char *rest) {
   if (!*rest || !strcmp(rest, "last")) {
     if (!R->last_fired.n) return fail(R, "nothing has run yet");
@@ -307,6 +311,15 @@ int repl_cmd_why(repl *R, const char *rest) {
     if (R->last_narr.n) say(R, "and this is what they did:\n%s", R->last_narr.s);
     return 0;
   }
+  strbuf clause = {0}; /* `why can't harkonnen move to arrakeen`: the clause without the question's words */
+  if (repl_question_clause(rest, &clause) && clause.n) rest = clause.s;
+  int rc = why_clause(R, rest);
+  sb_free(&clause);
+  return rc;
+}
+
+/* `why` of one clause: an action judged where its faction would be offered it. */
+static int why_clause(repl *R, const char *rest) {
   strbuf b = {0}, where = {0};
   mt_choice c;
   char perr[256];
@@ -361,4 +374,112 @@ int repl_cmd_why(repl *R, const char *rest) {
     repl_attach(R, R->g);
   }
   return rc;
+}
+
+/* ---- questions in players' words --------------------------------------------------------------
+ * The console's question grammar (English words only; the names in a question are read by the
+ * rules' own name tables, game_read_words): `can the fremen ship 5 to funeral plain?`, `is it
+ * legal for X to ...`, `why can't X move to Y` go to `why`; `who wins now` to `winner`; `what does
+ * rule 2.04.16 say` to `explain`; `what can X do` to `legal X`; `what about karama` to `rules`. */
+
+/* Words that only make a sentence a question about legality. */
+static bool question_filler(const char *w) {
+  static const char *const fill[] = {"can", "could", "may", "might", "cannot", "cant", "couldnt", "not", "is", "isnt", "are", "arent",
+                                     "it", "legal", "illegal", "possible", "allowed", "able", "permitted", "does", "doesnt", "do",
+                                     "dont", "would", "will", "wont", "how", "much", "cost", "costs", "i", "we", "you", "still",
+                                     "now", "ever", "why", "there", "be", "what", "if", "wants", "want", "tried", "try", "whether"};
+  for (size_t i = 0; i < sizeof fill / sizeof *fill; i++)
+    if (!strcmp(w, fill[i])) return true;
+  return false;
+}
+
+/* W as a key for the grammar: lower case, apostrophes and trailing punctuation dropped. */
+static void grammar_key(const char *w, char *out, size_t cap) {
+  size_t k = 0;
+  for (; *w && k + 1 < cap; w++)
+    if (*w != '\'' && *w != '?' && *w != '!' && *w != ',') out[k++] = (char)tolower((unsigned char)*w);
+  while (k && out[k - 1] == '.') k--;
+  out[k] = 0;
+}
+
+/* TEXT with the words that only make it a question dropped: the clause `why` judges.  True if
+ * any was dropped. */
+bool repl_question_clause(const char *text, strbuf *out) {
+  char *copy = mt_strdup(text);
+  bool dropped = false;
+  for (char *t = strtok(copy, " \t"); t; t = strtok(NULL, " \t")) {
+    char k[64];
+    grammar_key(t, k, sizeof k);
+    if (!strchr(t, '=') && question_filler(k)) {
+      dropped = true;
+      continue;
+    }
+    sb_printf(out, "%s%s", out->n ? " " : "", t);
+  }
+  mt_free(copy);
+  return dropped;
+}
+
+/* A line that is not a command read as a question in players' words: the command it stands for
+ * in OUT (true), or false. */
+bool repl_question(repl *R, const char *line, strbuf *out) {
+  char *copy = mt_strdup(line);
+  char *w[64];
+  int n = 0;
+  for (char *t = strtok(copy, " \t"); t && n < 64; t = strtok(NULL, " \t")) w[n++] = t;
+  bool done = false;
+  char w0[64];
+  grammar_key(n ? w[0] : "", w0, sizeof w0);
+  static const char *const asks[] = {"can", "could", "may", "might", "is", "are", "does", "would", "will", "am", "how", "cant", "cannot"};
+  bool ask = false;
+  for (size_t i = 0; i < sizeof asks / sizeof *asks; i++) ask |= !strcmp(w0, asks[i]);
+  if (n && !strcmp(w0, "who")) { /* who wins / is winning / would win / has won / is ahead */
+    for (int i = 1; i < n && !done; i++) {
+      char k[64];
+      grammar_key(w[i], k, sizeof k);
+      if (!strncmp(k, "win", 3) || !strncmp(k, "won", 3) || !strcmp(k, "ahead") || !strncmp(k, "lead", 4))
+        sb_puts(out, "winner"), done = true;
+    }
+  } else if (n && (!strcmp(w0, "what") || !strcmp(w0, "which") || !strcmp(w0, "whats"))) {
+    for (int i = 1; i < n && !done; i++) { /* a rule named by its number */
+      char k[64];
+      grammar_key(w[i], k, sizeof k);
+      if (R->r && sema_find_rule(&R->r->prog, k) >= 0) sb_printf(out, "explain %s", k), done = true;
+    }
+    if (!done && n >= 3) { /* what can X do */
+      char k1[64], kl[64];
+      grammar_key(w[1], k1, sizeof k1);
+      grammar_key(w[n - 1], kl, sizeof kl);
+      if (!strcmp(k1, "can") && !strcmp(kl, "do") && R->g) {
+        sb_puts(out, "legal");
+        for (int i = 2; i < n - 1; i++) {
+          char k[64];
+          grammar_key(w[i], k, sizeof k);
+          if (strcmp(k, "the")) sb_printf(out, " %s", k);
+        }
+        done = true;
+      }
+    }
+    if (!done) { /* what does karama do: the rules about the words that are left */
+      static const char *const skip[] = {"what", "which", "whats", "does", "do", "is", "are", "the", "a", "rule", "rules", "say", "says",
+                                         "about", "mean", "means", "happen", "happens", "when", "of", "to", "for", "in"};
+      strbuf q = {0};
+      for (int i = 0; i < n; i++) {
+        char k[64];
+        grammar_key(w[i], k, sizeof k);
+        bool s = !*k;
+        for (size_t j = 0; j < sizeof skip / sizeof *skip && !s; j++) s = !strcmp(k, skip[j]);
+        if (!s) sb_printf(&q, " %s", k);
+      }
+      if (q.n) sb_printf(out, "rules%s", q.s), done = true;
+      sb_free(&q);
+    }
+  } else if (n && (ask || !strcmp(w0, "why"))) {
+    strbuf clause = {0};
+    repl_question_clause(line, &clause);
+    if (clause.n) sb_printf(out, "why %s", clause.s), done = true;
+    sb_free(&clause);
+  }
+  mt_free(copy);
+  return done;
 }

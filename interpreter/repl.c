@@ -386,7 +386,14 @@ static int dispatch_command(repl *R, char *line, int argc, char **argv, int prev
                                      "branches", "quit", "exit", "verify", "chance", "stop"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
-  if (!known) {
+  if (!known) { /* a question in players' words, or a command in capitals */
+    strbuf q = {0};
+    if (repl_question(R, line, &q)) {
+      say(R, "(read as: %s)\n", q.s);
+      int rc = dispatch(R, q.s, prev_ok);
+      sb_free(&q);
+      return rc;
+    }
     const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
     return s ? fail(R, "unknown command '%s' (did you mean '%s'?)", cmd, s) : fail(R, "unknown command '%s'", cmd);
   }
