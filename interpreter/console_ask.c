@@ -251,7 +251,7 @@ static bool offers(mt_game *g, int64_t f, int a) {
  * at the start of its move), so `why` judges on a copy of the game brought forward to it, the
  * passive policy answering every decision before (within the current phase).  Returns the copy
  * (NULL: judge the game as it stands) and says in WHERE where it judged, or why it could not. */
-static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where) {
+static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where, bool *not_offered) {
   if (c->action < 0 || offers(R->g, c->args[0], c->action)) return NULL;
   int st = mt_status(R->g);
   if (st == VM_IDLE || st == MT_FINISHED || st == MT_FAILED) return NULL;
@@ -291,12 +291,13 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where) {
     return g;
   }
   st = mt_status(g);
-  sb_printf(where, "%s is not offered %s %s", fac, act,
+  *not_offered = true;
+  sb_printf(where, "%s is not offered %s now nor %s", fac, act,
             st == MT_FINISHED ? "before the game ends"
             : phase >= 0 ? "before this phase ends"
-                         : "in this phase");
+                         : "before the next phase to begin ends");
   if (phase >= 0) sb_printf(where, " (%s %s)", p->rules[phase].id, p->rules[phase].title ? p->rules[phase].title : "");
-  sb_puts(where, ", the passive policy answering the decisions before: judged in the position as it stands");
+  sb_puts(where, ", the passive policy answering the decisions before");
   sb_free(&taken);
   mt_game_free(g);
   return NULL;
@@ -324,7 +325,8 @@ static int why_clause(repl *R, const char *rest) {
   mt_choice c;
   char perr[256];
   mt_game *at = NULL;
-  if (game_parse_action(R->g, rest, &c, perr, sizeof perr) >= 0) at = decision_point(R, &c, &where);
+  bool not_offered = false; /* nowhere in this phase: the answer is No, whatever the guards say */
+  if (game_parse_action(R->g, rest, &c, perr, sizeof perr) >= 0) at = decision_point(R, &c, &where, &not_offered);
   if (at && repl_chance_pending(at)) { /* on the way there, a random event that has no outcome yet */
     repl_chance_blocked(R, at);
     mt_game_free(at);
@@ -342,9 +344,10 @@ static int why_clause(repl *R, const char *rest) {
     fail(R, "%s", b.s);
   } else {
     strbuf eff = {0}, stop = {0};
-    would_do(R, g, rest, &eff, &stop);
+    if (!not_offered) would_do(R, g, rest, &eff, &stop);
     if (R->json) {
       sb_printf(&R->jextra, ",%s", b.s);
+      if (not_offered) sb_puts(&R->jextra, ",\"offered\":false");
       if (where.n) {
         sb_puts(&R->jextra, ",\"judged_at\":");
         sb_json_str(&R->jextra, where.s);
@@ -357,8 +360,9 @@ static int why_clause(repl *R, const char *rest) {
       }
       R->jtext = true;
     } else {
+      if (not_offered) sb_printf(&R->out, "No: %s.\nIts rules alone, judged in the position as it stands, would say:\n", where.s);
       sb_puts(&R->out, b.s);
-      if (where.n) sb_printf(&R->out, "\n(%s)", where.s);
+      if (where.n && !not_offered) sb_printf(&R->out, "\n(%s)", where.s);
       if (eff.n || stop.n) sb_puts(&R->out, at ? "\nif taken then, on a copy of the game:" : "\nif taken now, on a copy of the game:");
       if (eff.n) sb_printf(&R->out, "\n%s", eff.s);
       if (stop.n) sb_printf(&R->out, "\n%s", stop.s);

@@ -112,8 +112,9 @@ mt_game *repl_forward_copy(repl *R, int *phase) {
   mt_game *g = mt_clone(R->g);
   mt_game_set_log(g, NULL, NULL); /* what the copy plays is not narrated: only where it stopped is said */
   g->v.fired = NULL;
-  g->v.vs->stop_phase_end = phase_of(g);
-  if (phase) *phase = g->v.vs->stop_phase_end;
+  int32_t ph = phase_of(g);
+  g->v.vs->stop_phase_end = ph >= 0 ? ph : -2; /* between phases: through the next to begin, never further */
+  if (phase) *phase = ph;
   return g;
 }
 

@@ -814,7 +814,7 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
   for (int i = 1; c.open && i < p->actions[c.action].nparams && outside < 0; i++) {
     bool known = true, in = true;
     for (int k = 0; k <= i; k++) known &= !(c.open >> k & 1u);
-    if (known && game_in_domain(g, c.action, i, c.args, c.args[i], &in) && !in) outside = i;
+    if (known && !p->actions[c.action].plisted[i] && game_in_domain(g, c.action, i, c.args, c.args[i], &in) && !in) outside = i;
   }
   if (c.open && outside < 0) return explain_open(g, &c, choice, json, out);
   const action_rec *a = &p->actions[c.action];

@@ -597,6 +597,7 @@ int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why) {
     }
     for (int i = 1; i < ar->nparams; i++) {
       bool in;
+      if (ar->plisted[i]) continue; /* its domain bounds the listing only: the guards judge */
       if (!game_in_domain(g, c->action, i, c->args, c->args[i], &in)) {
         refuse(g, why, "the parameters could not be evaluated");
         return -1;
@@ -895,6 +896,7 @@ int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, 
   vm_memo_reset(&g->v);
   for (int i = 1; i < ar->nparams; i++) {
     bool in;
+    if (ar->plisted[i]) continue; /* its domain bounds the listing only: the guards judge */
     if (!game_in_domain(g, c->action, i, c->args, c->args[i], &in))
       return snprintf(err, errlen, "the domain of '%s' could not be evaluated", ar->pname[i]), -1;
     if (!in) return snprintf(err, errlen, "'%s' is outside the choices the action offers", ar->pname[i]), -2 - i;

@@ -364,7 +364,7 @@ static void bind_leaf(binder *B) {
     for (int i = 1; i < ar->nparams; i++) {
       bool known = true, in = true;
       for (int k = 0; k <= i; k++) known &= !(c.open >> k & 1u);
-      if (known && game_in_domain(g, B->a, i, c.args, c.args[i], &in) && !in) pen += 10;
+      if (known && !ar->plisted[i] && game_in_domain(g, B->a, i, c.args, c.args[i], &in) && !in) pen += 10;
     }
   int score = -4 * pen - 2 * inversions;
   if (B->a >= 0 && closed && pen == 0) {
