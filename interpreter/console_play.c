@@ -40,6 +40,18 @@ int repl_advance(repl *R, int mode) {
 int repl_seek_phase(repl *R, int ph) {
   vm_state *vs = R->g->v.vs;
   const program *p = &R->r->prog;
+  if (vs->status == VM_IDLE) { /* the setup is skipped, not its shuffles: every deck shuffled by the game's seed */
+    for (int d = 0; d < DEF(R)->ndecks; d++) {
+      const board_deck *dk = &DEF(R)->decks[d];
+      int slot = board_pile_slot(LAY(R), dk->pile, -1);
+      if (slot < 0 || board_pile_count(LAY(R), ST(R), slot) != dk->ncards) continue;
+      bool as_printed = true; /* a deck stacked or dealt from by the user is left as the user made it */
+      for (int k = 0; k < dk->ncards && as_printed; k++) as_printed = board_pile_card(LAY(R), ST(R), slot, k) == dk->first_card + k;
+      if (!as_printed) continue;
+      if (R->g->v.chance) board_pile_forget(LAY(R), ST(R), slot); /* chance as choice: left undecided, as a shuffle leaves it */
+      else board_pile_shuffle(LAY(R), ST(R), slot);
+    }
+  }
   vm_reset_stops(vs);
   vs->seek_phase = ph;
   vs->seek_turn = p->turn_var >= 0 ? board_var_get(LAY(R), ST(R), p->vars[p->turn_var].board_var, 0, 0) : 0;
@@ -519,7 +531,16 @@ int repl_cmd_offer(repl *R, const char *rest) {
   int64_t args[MAX_PARAMS + 1];
   memcpy(args, c.args, sizeof(int64_t) * (size_t)a->nparams);
   args[a->nparams] = cost;
-  if (vm_call_now(&R->g->v, a->effect_fn, args, a->nparams + 1) < 0) return fail(R, "%s", mt_error(R->g));
+  if (vm_call_now(&R->g->v, a->effect_fn, args, a->nparams + 1) < 0) {
+    if (R->g->v.vs->err_code == VE_INTERNAL) { /* the effect asked for a decision: say whose (the game is put back) */
+      R->g->v.vs->status = VM_WAITING;
+      const mt_decision *d = mt_pending(R->g);
+      return fail(R, "refused: %s asks a decision on the way (%s decides '%s', rule %s), and an action offered between "
+                     "decisions cannot wait for one: take it when the rules offer it (`do`); the game is as it was",
+                  a->name, d ? d->faction : "?", d ? d->prompt : "?", d ? d->rule : "?");
+    }
+    return fail(R, "%s", mt_error(R->g));
+  }
   say(R, "done: %s", rest);
   return 0;
 }

@@ -436,6 +436,10 @@ static int dispatch_command(repl *R, char *line, int argc, char **argv, int prev
     R->bot_rng = bot_rng;
     repl_attach(R, before);
   } else {
+    static const char *const edits[] = {"clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard", "stack",
+                                        "storm", "turn", "ally", "unally", "set", "leader"};
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++)
+      if (!strcmp(cmd, edits[i])) repl_edit_warnings(R, before); /* an edit the rules could not have made: said */
     repl_remember(R, before);
     if (pending) repl_origin_add(R, pending);
     repl_origin_add(R, line);
