@@ -15,6 +15,7 @@ int repl_advance(repl *R, int mode) {
   int guard = 0;
   if (st == MT_PAUSED || st == VM_IDLE) st = vm_run(&R->g->v);
   while (st == MT_WAITING && mode == 1 && guard++ < 1000000) {
+    if (mt_stop_requested) return fail(R, "interrupted (Ctrl-C): the game is put back as it was before this command");
     mt_choice c;
     bool chose = bot_choice(R, &c);
     if (repl_chance_pending(R->g)) return fail(R, "a random event needs an outcome"); /* the bot's listing met it: run again */
