@@ -4,6 +4,7 @@
 #include "console.h"
 
 #include <ctype.h>
+#include <strings.h>
 
 /* Who wins if the victory phase of this turn were resolved now: run that
  * phase on a copy of the game with passive bots and read `winners`. */
@@ -256,7 +257,7 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where, bool 
   int st = mt_status(R->g);
   if (st == VM_IDLE || st == MT_FINISHED || st == MT_FAILED) return NULL;
   const program *p = &R->r->prog;
-  const char *fac = DEF(R)->factions[LAY(R)->faction[c->args[0]]].id, *act = p->actions[c->action].name;
+  const char *fac = DEF(R)->factions[c->args[0]].id, *act = p->actions[c->action].name; /* a faction value is the data's index */
   int phase;
   mt_game *g = repl_forward_copy(R, &phase); /* within this phase: the one under way, or the one about to begin */
   strbuf taken = {0};
@@ -305,6 +306,58 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where, bool 
 
 static int why_clause(repl *R, const char *rest);
 
+/* A question about something the rules may do without a decision (the Fremen's free revival):
+ * the rest of this phase played on a copy, the passive policy answering, and what the rules
+ * narrated about faction F said in OUT (with their numbers).  For a verb, *DONE tells whether
+ * what it asks for is done by then (the action it stands for has nothing left to do: a count of
+ * 0 or less).  False if the copy could not be played (a random event without an outcome). */
+static bool run_forward(repl *R, const char *rest, const mt_choice *c, strbuf *out, bool *done) {
+  *done = false;
+  int phase;
+  mt_game *saved = R->g;
+  mt_game *g = repl_forward_copy(R, &phase);
+  int saved_bots = R->bots;
+  strbuf log = R->log, fired = R->fired;
+  R->log = (strbuf){0};
+  R->fired = (strbuf){0};
+  R->g = g;
+  R->bots = BOT_PASSIVE;
+  repl_attach(R, g);
+  int st = mt_status(g);
+  int rc = st == MT_PAUSED || st == MT_WAITING ? repl_advance(R, 1) : -1;
+  strbuf said = R->log;
+  R->log = log;
+  sb_free(&R->fired);
+  R->fired = fired;
+  R->bots = saved_bots;
+  R->g = saved;
+  bool ok = rc == 0 && !repl_chance_pending(g);
+  if (ok) { /* the lines naming the faction, whatever their case */
+    const char *fac = DEF(R)->factions[c->args[0]].id;
+    size_t fl = strlen(fac);
+    for (char *line = said.s; line && *line;) {
+      char *end = strchr(line, '\n');
+      size_t n = end ? (size_t)(end - line) : strlen(line);
+      bool names = false;
+      for (size_t i = 0; i + fl <= n && !names; i++) names = !strncasecmp(line + i, fac, fl);
+      if (names) sb_printf(out, "\n  %.*s", (int)n, line);
+      line = end ? end + 1 : NULL;
+    }
+    if (c->verb) { /* the verb read again where the phase ends: nothing left for its action to do? */
+      mt_choice after;
+      char e[256];
+      if (game_parse_action(g, rest, &after, e, sizeof e) >= 0 && after.action >= 0) {
+        const action_rec *a = &R->r->prog.actions[after.action];
+        for (int i = 1; i < a->nparams; i++) *done |= a->ptype[i] == TY_INT && after.args[i] <= 0;
+      }
+    }
+  }
+  sb_free(&said);
+  mt_game_free(g);
+  repl_attach(R, R->g);
+  return ok;
+}
+
 int repl_cmd_why(repl *R, const char *rest) {
   if (!*rest || !strcmp(rest, "last")) {
     if (!R->last_fired.n) return fail(R, "nothing has run yet");
@@ -343,11 +396,17 @@ static int why_clause(repl *R, const char *rest) {
     }
     fail(R, "%s", b.s);
   } else {
-    strbuf eff = {0}, stop = {0};
+    strbuf eff = {0}, stop = {0}, auto_said = {0};
     if (!not_offered) would_do(R, g, rest, &eff, &stop);
+    bool done = false; /* not offered: what the rules do without a decision in the rest of the phase */
+    if (not_offered) run_forward(R, rest, &c, &auto_said, &done);
     if (R->json) {
       sb_printf(&R->jextra, ",%s", b.s);
-      if (not_offered) sb_puts(&R->jextra, ",\"offered\":false");
+      if (not_offered) sb_printf(&R->jextra, ",\"offered\":false,\"done_by_the_rules\":%s", done ? "true" : "false");
+      if (auto_said.n) {
+        sb_puts(&R->jextra, ",\"the_rules_do\":");
+        sb_json_str(&R->jextra, auto_said.s + 1);
+      }
       if (where.n) {
         sb_puts(&R->jextra, ",\"judged_at\":");
         sb_json_str(&R->jextra, where.s);
@@ -360,13 +419,23 @@ static int why_clause(repl *R, const char *rest) {
       }
       R->jtext = true;
     } else {
-      if (not_offered) sb_printf(&R->out, "No: %s.\nIts rules alone, judged in the position as it stands, would say:\n", where.s);
+      if (done)
+        sb_printf(&R->out, "Yes, without a decision: the rules do it in the rest of this phase (played on a copy, the passive "
+                           "policy answering):%s\n(%s: nothing is left for it to do.)\nThe action it stands for, judged in the "
+                           "position as it stands, would say:\n",
+                  auto_said.s ? auto_said.s : "", where.s);
+      else if (not_offered) {
+        sb_printf(&R->out, "No: %s.", where.s);
+        if (auto_said.n) sb_printf(&R->out, "\nWhat the rules do for it in the rest of this phase, without a decision:%s", auto_said.s);
+        sb_puts(&R->out, "\nIts rules alone, judged in the position as it stands, would say:\n");
+      }
       sb_puts(&R->out, b.s);
       if (where.n && !not_offered) sb_printf(&R->out, "\n(%s)", where.s);
       if (eff.n || stop.n) sb_puts(&R->out, at ? "\nif taken then, on a copy of the game:" : "\nif taken now, on a copy of the game:");
       if (eff.n) sb_printf(&R->out, "\n%s", eff.s);
       if (stop.n) sb_printf(&R->out, "\n%s", stop.s);
     }
+    sb_free(&auto_said);
     sb_free(&eff);
     sb_free(&stop);
   }
