@@ -49,7 +49,7 @@ if command -v script >/dev/null 2>&1; then
   if printf '%s' "$out" | grep -q 'interrupted (Ctrl-C)' && printf '%s' "$out" | grep -q 'verify: [0-9]* positions, [0-9]* positions/s' &&
      printf '%s' "$out" | grep -q 'check passed' && printf '%s' "$out" | grep -q 'mentat> quit'; then ok
   else bad "Ctrl-C stops a running verify, progress shown, the prompt back" "$out"; fi
-  out=$( (printf 'new seed=1\nbots search\nturn 2\nphase bidding\n'; sleep 1; printf 'run game\n'; sleep 3; printf '\003'; sleep 1;
+  out=$( (printf 'new seed=1\nbots search\nturn 2\nphase bidding\n'; sleep 1; printf 'run game\n'; sleep 1; printf '\003'; sleep 1;
           printf 'check turn == 2 and high_bidder == none\n'; sleep 0.5; printf 'quit\n'; sleep 0.3) |
     MENTAT_HISTORY="$TMP/hist4" NO_COLOR=1 timeout 50 script -qfc "$MENTAT repl" /dev/null 2>&1 | tr -d '\r')
   if printf '%s' "$out" | grep -q 'interrupted (Ctrl-C): the game is put back as it was before this command' &&
