@@ -944,6 +944,18 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
       }
       sb_puts(&because, "]}");
     }
+    /* other actions whose rules replace a refusing rule (2.04.17's send into the storm for 1.06.03.04) */
+    for (int i = 0; i < nref; i++) {
+      int gi = refused[i];
+      int rule = gi < 0 ? a->rule : a->guards[gi].rule;
+      bool again = false;
+      for (int q = 0; q < i; q++) again |= (refused[q] < 0 ? a->rule : a->guards[refused[q]].rule) == rule;
+      for (int k = 0; k < p->nactions && !again; k++)
+        if (k != c.action && p->actions[k].rule != rule && sema_supersedes(p, p->actions[k].rule, rule) &&
+            vm_rule_active(&g->v, p->actions[k].rule))
+          sb_printf(&text, "\n  (rule %s, %s, replaces %s with its own action: why %s ...)", p->rules[p->actions[k].rule].id,
+                    p->rules[p->actions[k].rule].title, p->rules[rule].id, p->actions[k].name);
+    }
     /* rules that would allow it in other circumstances: those that lift these guards */
     for (int i = 0; i < nref; i++) {
       int gi = refused[i];
