@@ -636,6 +636,25 @@ static void kind_alternatives(mt_game *g, const char *text, int chosen, strbuf *
   int n = game_parse_candidates(g, text, all, ok, 16);
   if (n < 2) return;
   const program *p = &g->r->prog;
+  /* another faction's ability is said only when legal for this one (an ally's power) */
+  for (int k = 0; k < n; k++) {
+    int owner = ok[k] ? p->rules[p->actions[all[k].action].rule].faction : -1;
+    if (owner >= 0 && owner != all[k].args[0] && !all[k].open) {
+      int64_t cost;
+      char e[128];
+      ok[k] = game_judge_action(g, &all[k], &cost, e, sizeof e) == 1;
+    } else if (owner >= 0 && owner != all[k].args[0]) {
+      static mt_choice comp[4096];
+      size_t m = game_completions(g, &all[k], comp, 4096);
+      bool any = false;
+      for (size_t q = 0; q < m && !any; q++) {
+        int64_t cost;
+        char e[128];
+        any = game_judge_action(g, &comp[q], &cost, e, sizeof e) == 1;
+      }
+      ok[k] = any;
+    }
+  }
   int fit = 0;
   for (int k = 0; k < n; k++) fit += ok[k] && all[k].action != chosen;
   if (!fit) return; /* the words fit no other: nothing else was in question */
@@ -659,7 +678,8 @@ static void kind_alternatives(mt_game *g, const char *text, int chosen, strbuf *
           sb_printf(&why, "%s %s (%s)", r ? "," : "", p->rules[rule].id, p->rules[rule].title ? p->rules[rule].title : "");
         }
       }
-      if (nl) sb_printf(out, "%zu of its %zu completions legal", nl, m);
+      if (!m) sb_puts(out, "nothing to complete it with here");
+      else if (nl) sb_printf(out, "%zu of its %zu completions legal", nl, m);
       else sb_printf(out, "none of its %zu completions legal%s%s", m, why.n ? "; the first refused by" : "", why.n ? why.s : "");
       sb_free(&why);
       continue;

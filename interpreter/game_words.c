@@ -146,7 +146,7 @@ static bool key_is(const char *name, const char *key) {
 
 /* The id of what KEY names in the rule set's name tables (the components' ids and printed
  * names, faction aliases, token kinds, actions, their kinds and the verbs), or NULL. */
-static const char *named(const mt_game *g, const char *key) {
+static const char *named(const mt_game *g, const char *key, bool actions) {
   const board_def *def = g->r->def;
   const program *p = &g->r->prog;
   if (!*key) return NULL;
@@ -163,12 +163,12 @@ static const char *named(const mt_game *g, const char *key) {
     if (key_is(def->cards[i].id, key) || key_is(def->cards[i].name, key)) return def->cards[i].id;
   for (int i = 0; i < def->nkinds; i++)
     if (key_is(def->kinds[i], key)) return def->kinds[i];
-  for (int i = 0; i < p->nactions; i++) {
+  for (int i = 0; i < p->nactions && actions; i++) {
     if (key_is(p->actions[i].name, key)) return p->actions[i].name;
     for (int k = 0; k < p->actions[i].nkinds; k++)
       if (key_is(p->actions[i].kinds[k], key)) return p->actions[i].kinds[k];
   }
-  for (int i = 0; i < p->nverbs; i++)
+  for (int i = 0; i < p->nverbs && actions; i++)
     if (key_is(p->verbs[i].name, key)) return p->verbs[i].name;
   return NULL;
 }
@@ -202,8 +202,9 @@ static bool unit_word(const mt_game *g, const char *w) {
  * `funeral plain`, `Tuek's Sietch`, `the great flat`), capitals and possessives are dropped
  * (`Harkonnen's`), and the small words go, each leaving a hint for the word after it in HINT
  * (`from`, `to`, `sector`).  Words of the form NAME=VALUE and numbers are kept as they are.
- * JOIN false: no names of several words (each word read alone). */
-int game_read_words(const mt_game *g, const char *text, bool join, char *buf, size_t cap, char **w, uint8_t *hint, int max) {
+ * JOIN 2: names of several words are joined, actions' names too (`no leader`); 1: the names of
+ * the components only (`fremen send` stays two words); 0: none (each word read alone). */
+int game_read_words(const mt_game *g, const char *text, int join, char *buf, size_t cap, char **w, uint8_t *hint, int max) {
   char raw[1024];
   snprintf(raw, sizeof raw, "%s", text);
   char *tok[96];
@@ -232,7 +233,7 @@ int game_read_words(const mt_game *g, const char *text, bool join, char *buf, si
         k += (size_t)snprintf(key + k, sizeof key - k, "%s%s", j ? "_" : "", part);
         ok &= k < sizeof key;
       }
-      if (ok && (id = named(g, key)) != NULL) take = len;
+      if (ok && (id = named(g, key, len == 1 || join == 2)) != NULL) take = len;
     }
     char word[256];
     if (!id && !plain) { /* a possessive: Harkonnen's */
@@ -242,7 +243,7 @@ int game_read_words(const mt_game *g, const char *text, bool join, char *buf, si
       if (cut) {
         snprintf(word, sizeof word, "%.*s", (int)(cut - tok[i]), tok[i]);
         name_key(word, key, sizeof key);
-        id = named(g, key);
+        id = named(g, key, true);
       }
     }
     if (id) snprintf(word, sizeof word, "%s", id);
@@ -439,9 +440,14 @@ static bool bind_words(const mt_game *g, int a, const action_rec *as, char **w, 
   /* a word that fits no open parameter: part of a name (`sietch`: which one?), or misspelt */
   for (int j = 0; j < nw && ok; j++) {
     if (B->used[j] || is_number(w[j])) continue;
-    bool fits = false;
+    bool fits = false, kinds = false;
     int64_t v;
     for (int i = 0; i < ar->nparams && !fits; i++) fits = !B->named_filled[i] && parse_value(g, ar->ptype[i], w[j], &v);
+    for (int i = 0; i < ar->nparams; i++) kinds |= ar->ptype[i] == TY_KIND;
+    if (!fits && !kinds && parse_value(g, TY_KIND, w[j], &v)) { /* `5 sardaukar` where the kinds are asked later: the count */
+      B->used[j] = true;
+      continue;
+    }
     if (fits) continue;
     const char *ids[16];
     int n = 0;
@@ -535,7 +541,8 @@ static bool refused_outright(const mt_game *g, int a) {
 }
 
 /* How choice C stands for its faction now: 2 legal (some completion of it, when parameters are
- * left open), 1 refused for these arguments, 0 refused outright (refused_outright). */
+ * left open), 1 refused for these arguments, 0 refused outright (refused_outright) or, left open,
+ * with nothing to complete it with (the Guild's cross-ship for a faction with no forces out). */
 static int standing(const mt_game *g, const mt_choice *c) {
   mt_game *gg = (mt_game *)(uintptr_t)g;
   int64_t cost;
@@ -552,7 +559,7 @@ static int standing(const mt_game *g, const mt_choice *c) {
     if (j == 1) return 2;
     if (first < 0 && j == 0) first = refused_outright(g, c->action) ? 0 : 1;
   }
-  return first < 0 ? 1 : first;
+  return n == 0 ? 0 : first < 0 ? 1 : first; /* nothing to complete it with: no use to the faction now */
 }
 
 /* A verb of the rules (`verb revive(f, n) = revive_by_spice(f, n - revived_forces(f))`): its words
@@ -598,12 +605,17 @@ static int parse_verb(const mt_game *g, char **words, const uint8_t *hint, int n
   return 1;
 }
 
-/* Whether action name NAME begins with the word W (`give` of give_spice). */
+/* Whether W is one word of action name NAME, which has several (`give` of give_spice, `send` of
+ * fremen_send). */
 static bool first_word_of(const char *name, const char *w) {
   size_t n = strlen(w);
-  for (size_t i = 0; i < n; i++)
-    if (!name[i] || tolower((unsigned char)name[i]) != tolower((unsigned char)w[i])) return false;
-  return name[n] == '_';
+  if (!n || !strchr(name, '_')) return false;
+  for (const char *s = name; s; s = strchr(s, '_') ? strchr(s, '_') + 1 : NULL) {
+    size_t i = 0;
+    while (i < n && s[i] && tolower((unsigned char)s[i]) == tolower((unsigned char)w[i])) i++;
+    if (i == n && (s[n] == '_' || !s[n])) return true;
+  }
+  return false;
 }
 
 /* Whether W names an action, a kind of action or a verb of the rules, or is the first word of an
@@ -628,7 +640,7 @@ static int candidates(const program *p, const char *w, int *cand, int cap, int *
     if (name) *exact = i;
     if (name || action_of_kind(&p->actions[i], w)) cand[nc++] = i;
   }
-  for (int i = 0; i < p->nactions && nc < cap && nc == 0; i++) /* none: the actions whose name it begins (`give`) */
+  for (int i = 0; i < p->nactions && nc < cap && nc == 0; i++) /* none: the actions whose name has it (`give`, `send`) */
     for (int k = i; k < p->nactions && nc < cap; k++)
       if (first_word_of(p->actions[k].name, w)) cand[nc++] = k;
   return nc;
@@ -701,7 +713,7 @@ static void subject_first(const mt_game *g, char **words, uint8_t *hint, int nw)
   words[0] = w, hint[0] = h;
 }
 
-static int parse_read(const mt_game *g, const char *text, bool join, mt_choice *c, bool allow_open, char *err, size_t errlen) {
+static int parse_read(const mt_game *g, const char *text, int join, mt_choice *c, bool allow_open, char *err, size_t errlen) {
   const vm_state *vs = g->v.vs;
   char buf[1024];
   char *words[MT_MAX_ARGS + 2];
@@ -728,16 +740,20 @@ static int parse_read(const mt_game *g, const char *text, bool join, mt_choice *
   }
 }
 
-/* TEXT read with names of several words joined; if that does not parse, each word alone (`advance
- * red canyon` is faction red to the canyon where no action takes a red_canyon alone). */
+/* TEXT read with names of several words joined; if that does not parse, with the components'
+ * names only joined (`Fremen send 4 to the Wind Pass`: the subject, then the verb), then each word
+ * alone (`advance red canyon` is faction red to the canyon where no action takes a red_canyon). */
 int game_parse_choice(const mt_game *g, const char *text, mt_choice *c, bool allow_open, char *err, size_t errlen) {
-  int rc = parse_read(g, text, true, c, allow_open, err, errlen);
-  if (rc == 0) return 0;
-  char e2[512];
-  mt_choice c2;
-  if (parse_read(g, text, false, &c2, allow_open, e2, sizeof e2) < 0) return rc;
-  *c = c2;
-  return 0;
+  int rc = parse_read(g, text, 2, c, allow_open, err, errlen);
+  for (int join = 1; rc < 0 && join >= 0; join--) {
+    char e2[512];
+    mt_choice c2;
+    if (parse_read(g, text, join, &c2, allow_open, e2, sizeof e2) == 0) {
+      *c = c2;
+      return 0;
+    }
+  }
+  return rc;
 }
 
 /* The actions the first word of TEXT stands for, each with the words bound to it (OK[k] false:
@@ -746,7 +762,7 @@ int game_parse_candidates(const mt_game *g, const char *text, mt_choice *out, bo
   char buf[1024];
   char *words[MT_MAX_ARGS + 2];
   uint8_t hint[MT_MAX_ARGS + 2];
-  int nw = game_read_words(g, text, true, buf, sizeof buf, words, hint, MT_MAX_ARGS + 2);
+  int nw = game_read_words(g, text, 2, buf, sizeof buf, words, hint, MT_MAX_ARGS + 2);
   if (nw == 0) return 0;
   const program *p = &g->r->prog;
   subject_first(g, words, hint, nw);
