@@ -451,7 +451,7 @@ static int why_clause(repl *R, const char *rest) {
 
 /* ---- questions in players' words --------------------------------------------------------------
  * The console's question grammar (English words only; the names in a question are read by the
- * rules' own name tables, game_read_words): `can the fremen ship 5 to funeral plain?`, `is it
+ * rules' own name tables, game_words.c): `can the fremen ship 5 to funeral plain?`, `is it
  * legal for X to ...`, `why can't X move to Y` go to `why`; `who wins now` to `winner`; `what does
  * rule 2.04.16 say` to `explain`; `what can X do` to `legal X`; `what about karama` to `rules`. */
 

@@ -70,9 +70,6 @@ int game_parse_action(const mt_game *g, const char *text, mt_choice *c, char *er
 /* game_words.c: TEXT read as an answer to the pending decision (an action in players' words when
  * it asks for one; ALLOW_OPEN: parameters may be left out); 0, or -1 with the reason in ERR. */
 int game_parse_choice(const mt_game *g, const char *text, mt_choice *c, bool allow_open, char *err, size_t errlen);
-/* game_words.c: TEXT as players write it, in the console's words (W, up to MAX, into BUF): names of
- * several words joined into ids, small words dropped, each leaving in HINT where the next goes. */
-int game_read_words(const mt_game *g, const char *text, int join, char *buf, size_t cap, char **w, uint8_t *hint, int max);
 /* game_words.c: the actions the first word of TEXT stands for (its kind: every action of it),
  * each with the words bound to it (OK[k] false: they do not fit); how many, up to CAP. */
 int game_parse_candidates(const mt_game *g, const char *text, mt_choice *out, bool *ok, int cap);

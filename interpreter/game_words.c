@@ -204,7 +204,7 @@ static bool unit_word(const mt_game *g, const char *w) {
  * (`from`, `to`, `sector`).  Words of the form NAME=VALUE and numbers are kept as they are.
  * JOIN 2: names of several words are joined, actions' names too (`no leader`); 1: the names of
  * the components only (`fremen send` stays two words); 0: none (each word read alone). */
-int game_read_words(const mt_game *g, const char *text, int join, char *buf, size_t cap, char **w, uint8_t *hint, int max) {
+static int read_words(const mt_game *g, const char *text, int join, char *buf, size_t cap, char **w, uint8_t *hint, int max) {
   char raw[1024];
   snprintf(raw, sizeof raw, "%s", text);
   char *tok[96];
@@ -718,7 +718,7 @@ static int parse_read(const mt_game *g, const char *text, int join, mt_choice *c
   char buf[1024];
   char *words[MT_MAX_ARGS + 2];
   uint8_t hint[MT_MAX_ARGS + 2];
-  int nw = game_read_words(g, text, join, buf, sizeof buf, words, hint, MT_MAX_ARGS + 2);
+  int nw = read_words(g, text, join, buf, sizeof buf, words, hint, MT_MAX_ARGS + 2);
   memset(c, 0, sizeof *c);
   c->action = -1;
   if (nw == 0) return snprintf(err, errlen, "empty choice"), -1;
@@ -762,7 +762,7 @@ int game_parse_candidates(const mt_game *g, const char *text, mt_choice *out, bo
   char buf[1024];
   char *words[MT_MAX_ARGS + 2];
   uint8_t hint[MT_MAX_ARGS + 2];
-  int nw = game_read_words(g, text, 2, buf, sizeof buf, words, hint, MT_MAX_ARGS + 2);
+  int nw = read_words(g, text, 2, buf, sizeof buf, words, hint, MT_MAX_ARGS + 2);
   if (nw == 0) return 0;
   const program *p = &g->r->prog;
   subject_first(g, words, hint, nw);

@@ -62,6 +62,12 @@ if printf '%s' "$out" | grep -q 'positions/s, at most'; then bad "progress writt
 out=$(printf 'new seed=1\nverify always turn < 5 by turn 3 --max-seconds 1\n' | "$MENTAT" repl --json - 2>&1)
 if printf '%s' "$out" | grep -q 'positions/s, at most'; then bad "progress written into --json" "$out"; else ok; fi
 
+# a parameter's domain followed by a word other than `listed` is a clear error (language.md, Actions)
+printf 'variant bad "x" {\n  rule 9.01 "A bad domain" {\n    action go(f: faction, n: int in 1..3 bogus) { effect { } }\n  }\n}\n' > "$TMP/bad-listed.rules"
+out=$("$MENTAT" check --variant "$TMP/bad-listed.rules" 2>&1); rc=$?
+if [ $rc -eq 65 ] && printf '%s' "$out" | grep -q "bad-listed.rules:3:42: error: expected ',' or ')' after a parameter's domain (or 'listed'), not 'bogus'"; then ok
+else bad "a domain followed by another word than 'listed' (exit $rc)" "$out"; fi
+
 # Command-line conventions: --version, COMMAND --help on stdout with exit 0, standard input as a script
 if out=$("$MENTAT" --version 2>&1) && printf '%s' "$out" | grep -q '^mentat [0-9]'; then ok; else bad "mentat --version" "$out"; fi
 for c in check run play explain rules repl simulate diff graph dump; do
