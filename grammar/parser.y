@@ -253,6 +253,10 @@ params: %empty { $$ = N(AST_LIST, @$); }
 param: NAME ':' type { $$ = named(ls, AST_PARAM, @1, $1); ast_add(A, $$, $3); }
      | NAME ':' type IN expr {
          $$ = named(ls, AST_PARAM, @1, $1); ast_add(A, $$, $3); ast_add(A, $$, $5); }
+     | NAME ':' type IN expr NAME { /* `listed`: the domain only bounds what is listed, never legality */
+         $$ = named(ls, AST_PARAM, @1, $1); ast_add(A, $$, $3); ast_add(A, $$, $5);
+         if (strcmp($6, "listed")) lex_error(ls, @6, "expected ',' or ')' after a parameter's domain (or 'listed'), not '%s'", $6);
+         $$->op = 1; }
      | expr
      ;
 param_list: %empty { $$ = N(AST_LIST, @$); }

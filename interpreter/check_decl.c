@@ -591,6 +591,7 @@ static void declare_action(chk *c, int rule, node *a) {
     }
     r.pname[r.nparams] = pa->name;
     r.pdomain[r.nparams] = ast_kid(pa, 1);
+    r.plisted[r.nparams] = pa->op == 1;
     r.ptype[r.nparams++] = parse_type(c, pa->kids[0]);
   }
   if (params->nkids > MAX_PARAMS) diag_error(c->d, a->span, "at most %d parameters", MAX_PARAMS);

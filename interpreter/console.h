@@ -163,6 +163,13 @@ int repl_cmd_expect(repl *R, int argc, char **argv, const char *rest, int prev_o
 int repl_cmd_explain(repl *R, int argc, char **argv);
 int repl_cmd_rules_query(repl *R, int argc, char **argv);
 int repl_cmd_why(repl *R, const char *rest);
+/* console_ask.c: a line that is no command read as a question in players' words (`can the
+ * fremen ship 5 to funeral plain?`, `who wins now`): the command it stands for in OUT. */
+bool repl_question(repl *R, const char *line, strbuf *out);
+/* console_edit.c: after a position edit, a warning for each invariant of the rules it broke. */
+void repl_edit_warnings(repl *R, mt_game *before);
+/* console_ask.c: TEXT without the words that only make it a question (`can't`, `is it legal`). */
+bool repl_question_clause(const char *text, strbuf *out);
 
 /* console_verify.c: can this ever happen? */
 int repl_cmd_verify(repl *R, int argc, char **argv);

@@ -3,6 +3,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "console.h"
 
+#include <ctype.h>
+#include <strings.h>
+
 /* Who wins if the victory phase of this turn were resolved now: run that
  * phase on a copy of the game with passive bots and read `winners`. */
 int repl_cmd_winner(repl *R) {
@@ -249,12 +252,12 @@ static bool offers(mt_game *g, int64_t f, int a) {
  * at the start of its move), so `why` judges on a copy of the game brought forward to it, the
  * passive policy answering every decision before (within the current phase).  Returns the copy
  * (NULL: judge the game as it stands) and says in WHERE where it judged, or why it could not. */
-static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where) {
+static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where, bool *not_offered) {
   if (c->action < 0 || offers(R->g, c->args[0], c->action)) return NULL;
   int st = mt_status(R->g);
   if (st == VM_IDLE || st == MT_FINISHED || st == MT_FAILED) return NULL;
   const program *p = &R->r->prog;
-  const char *fac = DEF(R)->factions[LAY(R)->faction[c->args[0]]].id, *act = p->actions[c->action].name;
+  const char *fac = DEF(R)->factions[c->args[0]].id, *act = p->actions[c->action].name; /* a faction value is the data's index */
   int phase;
   mt_game *g = repl_forward_copy(R, &phase); /* within this phase: the one under way, or the one about to begin */
   strbuf taken = {0};
@@ -289,15 +292,70 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where) {
     return g;
   }
   st = mt_status(g);
-  sb_printf(where, "%s is not offered %s %s", fac, act,
+  *not_offered = true;
+  sb_printf(where, "%s is not offered %s now nor %s", fac, act,
             st == MT_FINISHED ? "before the game ends"
             : phase >= 0 ? "before this phase ends"
-                         : "in this phase");
+                         : "before the next phase to begin ends");
   if (phase >= 0) sb_printf(where, " (%s %s)", p->rules[phase].id, p->rules[phase].title ? p->rules[phase].title : "");
-  sb_puts(where, ", the passive policy answering the decisions before: judged in the position as it stands");
+  sb_puts(where, ", the passive policy answering the decisions before");
   sb_free(&taken);
   mt_game_free(g);
   return NULL;
+}
+
+static int why_clause(repl *R, const char *rest);
+
+/* A question about something the rules may do without a decision (the Fremen's free revival):
+ * the rest of this phase played on a copy, the passive policy answering, and what the rules
+ * narrated about faction F said in OUT (with their numbers).  For a verb, *DONE tells whether
+ * what it asks for is done by then (the action it stands for has nothing left to do: a count of
+ * 0 or less).  False if the copy could not be played (a random event without an outcome). */
+static bool run_forward(repl *R, const char *rest, const mt_choice *c, strbuf *out, bool *done) {
+  *done = false;
+  int phase;
+  mt_game *saved = R->g;
+  mt_game *g = repl_forward_copy(R, &phase);
+  int saved_bots = R->bots;
+  strbuf log = R->log, fired = R->fired;
+  R->log = (strbuf){0};
+  R->fired = (strbuf){0};
+  R->g = g;
+  R->bots = BOT_PASSIVE;
+  repl_attach(R, g);
+  int st = mt_status(g);
+  int rc = st == MT_PAUSED || st == MT_WAITING ? repl_advance(R, 1) : -1;
+  strbuf said = R->log;
+  R->log = log;
+  sb_free(&R->fired);
+  R->fired = fired;
+  R->bots = saved_bots;
+  R->g = saved;
+  bool ok = rc == 0 && !repl_chance_pending(g);
+  if (ok) { /* the lines naming the faction, whatever their case */
+    const char *fac = DEF(R)->factions[c->args[0]].id;
+    size_t fl = strlen(fac);
+    for (char *line = said.s; line && *line;) {
+      char *end = strchr(line, '\n');
+      size_t n = end ? (size_t)(end - line) : strlen(line);
+      bool names = false;
+      for (size_t i = 0; i + fl <= n && !names; i++) names = !strncasecmp(line + i, fac, fl);
+      if (names) sb_printf(out, "\n  %.*s", (int)n, line);
+      line = end ? end + 1 : NULL;
+    }
+    if (c->verb) { /* the verb read again where the phase ends: nothing left for its action to do? */
+      mt_choice after;
+      char e[256];
+      if (game_parse_action(g, rest, &after, e, sizeof e) >= 0 && after.action >= 0) {
+        const action_rec *a = &R->r->prog.actions[after.action];
+        for (int i = 1; i < a->nparams; i++) *done |= a->ptype[i] == TY_INT && after.args[i] <= 0;
+      }
+    }
+  }
+  sb_free(&said);
+  mt_game_free(g);
+  repl_attach(R, R->g);
+  return ok;
 }
 
 int repl_cmd_why(repl *R, const char *rest) {
@@ -307,11 +365,21 @@ int repl_cmd_why(repl *R, const char *rest) {
     if (R->last_narr.n) say(R, "and this is what they did:\n%s", R->last_narr.s);
     return 0;
   }
+  strbuf clause = {0}; /* `why can't harkonnen move to arrakeen`: the clause without the question's words */
+  if (repl_question_clause(rest, &clause) && clause.n) rest = clause.s;
+  int rc = why_clause(R, rest);
+  sb_free(&clause);
+  return rc;
+}
+
+/* `why` of one clause: an action judged where its faction would be offered it. */
+static int why_clause(repl *R, const char *rest) {
   strbuf b = {0}, where = {0};
   mt_choice c;
   char perr[256];
   mt_game *at = NULL;
-  if (game_parse_action(R->g, rest, &c, perr, sizeof perr) >= 0) at = decision_point(R, &c, &where);
+  bool not_offered = false; /* nowhere in this phase: the answer is No, whatever the guards say */
+  if (game_parse_action(R->g, rest, &c, perr, sizeof perr) >= 0) at = decision_point(R, &c, &where, &not_offered);
   if (at && repl_chance_pending(at)) { /* on the way there, a random event that has no outcome yet */
     repl_chance_blocked(R, at);
     mt_game_free(at);
@@ -328,10 +396,17 @@ int repl_cmd_why(repl *R, const char *rest) {
     }
     fail(R, "%s", b.s);
   } else {
-    strbuf eff = {0}, stop = {0};
-    would_do(R, g, rest, &eff, &stop);
+    strbuf eff = {0}, stop = {0}, auto_said = {0};
+    if (!not_offered) would_do(R, g, rest, &eff, &stop);
+    bool done = false; /* not offered: what the rules do without a decision in the rest of the phase */
+    if (not_offered) run_forward(R, rest, &c, &auto_said, &done);
     if (R->json) {
       sb_printf(&R->jextra, ",%s", b.s);
+      if (not_offered) sb_printf(&R->jextra, ",\"offered\":false,\"done_by_the_rules\":%s", done ? "true" : "false");
+      if (auto_said.n) {
+        sb_puts(&R->jextra, ",\"the_rules_do\":");
+        sb_json_str(&R->jextra, auto_said.s + 1);
+      }
       if (where.n) {
         sb_puts(&R->jextra, ",\"judged_at\":");
         sb_json_str(&R->jextra, where.s);
@@ -344,12 +419,23 @@ int repl_cmd_why(repl *R, const char *rest) {
       }
       R->jtext = true;
     } else {
+      if (done)
+        sb_printf(&R->out, "Yes, without a decision: the rules do it in the rest of this phase (played on a copy, the passive "
+                           "policy answering):%s\n(%s: nothing is left for it to do.)\nThe action it stands for, judged in the "
+                           "position as it stands, would say:\n",
+                  auto_said.s ? auto_said.s : "", where.s);
+      else if (not_offered) {
+        sb_printf(&R->out, "No: %s.", where.s);
+        if (auto_said.n) sb_printf(&R->out, "\nWhat the rules do for it in the rest of this phase, without a decision:%s", auto_said.s);
+        sb_puts(&R->out, "\nIts rules alone, judged in the position as it stands, would say:\n");
+      }
       sb_puts(&R->out, b.s);
-      if (where.n) sb_printf(&R->out, "\n(%s)", where.s);
+      if (where.n && !not_offered) sb_printf(&R->out, "\n(%s)", where.s);
       if (eff.n || stop.n) sb_puts(&R->out, at ? "\nif taken then, on a copy of the game:" : "\nif taken now, on a copy of the game:");
       if (eff.n) sb_printf(&R->out, "\n%s", eff.s);
       if (stop.n) sb_printf(&R->out, "\n%s", stop.s);
     }
+    sb_free(&auto_said);
     sb_free(&eff);
     sb_free(&stop);
   }
@@ -361,4 +447,112 @@ int repl_cmd_why(repl *R, const char *rest) {
     repl_attach(R, R->g);
   }
   return rc;
+}
+
+/* ---- questions in players' words --------------------------------------------------------------
+ * The console's question grammar (English words only; the names in a question are read by the
+ * rules' own name tables, game_words.c): `can the fremen ship 5 to funeral plain?`, `is it
+ * legal for X to ...`, `why can't X move to Y` go to `why`; `who wins now` to `winner`; `what does
+ * rule 2.04.16 say` to `explain`; `what can X do` to `legal X`; `what about karama` to `rules`. */
+
+/* Words that only make a sentence a question about legality. */
+static bool question_filler(const char *w) {
+  static const char *const fill[] = {"can", "could", "may", "might", "cannot", "cant", "couldnt", "not", "is", "isnt", "are", "arent",
+                                     "it", "legal", "illegal", "possible", "allowed", "able", "permitted", "does", "doesnt", "do",
+                                     "dont", "would", "will", "wont", "how", "much", "cost", "costs", "i", "we", "you", "still",
+                                     "now", "ever", "why", "there", "be", "what", "if", "wants", "want", "tried", "try", "whether"};
+  for (size_t i = 0; i < sizeof fill / sizeof *fill; i++)
+    if (!strcmp(w, fill[i])) return true;
+  return false;
+}
+
+/* W as a key for the grammar: lower case, apostrophes and trailing punctuation dropped. */
+static void grammar_key(const char *w, char *out, size_t cap) {
+  size_t k = 0;
+  for (; *w && k + 1 < cap; w++)
+    if (*w != '\'' && *w != '?' && *w != '!' && *w != ',') out[k++] = (char)tolower((unsigned char)*w);
+  while (k && out[k - 1] == '.') k--;
+  out[k] = 0;
+}
+
+/* TEXT with the words that only make it a question dropped: the clause `why` judges.  True if
+ * any was dropped. */
+bool repl_question_clause(const char *text, strbuf *out) {
+  char *copy = mt_strdup(text);
+  bool dropped = false;
+  for (char *t = strtok(copy, " \t"); t; t = strtok(NULL, " \t")) {
+    char k[64];
+    grammar_key(t, k, sizeof k);
+    if (!strchr(t, '=') && question_filler(k)) {
+      dropped = true;
+      continue;
+    }
+    sb_printf(out, "%s%s", out->n ? " " : "", t);
+  }
+  mt_free(copy);
+  return dropped;
+}
+
+/* A line that is not a command read as a question in players' words: the command it stands for
+ * in OUT (true), or false. */
+bool repl_question(repl *R, const char *line, strbuf *out) {
+  char *copy = mt_strdup(line);
+  char *w[64];
+  int n = 0;
+  for (char *t = strtok(copy, " \t"); t && n < 64; t = strtok(NULL, " \t")) w[n++] = t;
+  bool done = false;
+  char w0[64];
+  grammar_key(n ? w[0] : "", w0, sizeof w0);
+  static const char *const asks[] = {"can", "could", "may", "might", "is", "are", "does", "would", "will", "am", "how", "cant", "cannot"};
+  bool ask = false;
+  for (size_t i = 0; i < sizeof asks / sizeof *asks; i++) ask |= !strcmp(w0, asks[i]);
+  if (n && !strcmp(w0, "who")) { /* who wins / is winning / would win / has won / is ahead */
+    for (int i = 1; i < n && !done; i++) {
+      char k[64];
+      grammar_key(w[i], k, sizeof k);
+      if (!strncmp(k, "win", 3) || !strncmp(k, "won", 3) || !strcmp(k, "ahead") || !strncmp(k, "lead", 4))
+        sb_puts(out, "winner"), done = true;
+    }
+  } else if (n && (!strcmp(w0, "what") || !strcmp(w0, "which") || !strcmp(w0, "whats"))) {
+    for (int i = 1; i < n && !done; i++) { /* a rule named by its number */
+      char k[64];
+      grammar_key(w[i], k, sizeof k);
+      if (R->r && sema_find_rule(&R->r->prog, k) >= 0) sb_printf(out, "explain %s", k), done = true;
+    }
+    if (!done && n >= 3) { /* what can X do */
+      char k1[64], kl[64];
+      grammar_key(w[1], k1, sizeof k1);
+      grammar_key(w[n - 1], kl, sizeof kl);
+      if (!strcmp(k1, "can") && !strcmp(kl, "do") && R->g) {
+        sb_puts(out, "legal");
+        for (int i = 2; i < n - 1; i++) {
+          char k[64];
+          grammar_key(w[i], k, sizeof k);
+          if (strcmp(k, "the")) sb_printf(out, " %s", k);
+        }
+        done = true;
+      }
+    }
+    if (!done) { /* what does karama do: the rules about the words that are left */
+      static const char *const skip[] = {"what", "which", "whats", "does", "do", "is", "are", "the", "a", "rule", "rules", "say", "says",
+                                         "about", "mean", "means", "happen", "happens", "when", "of", "to", "for", "in"};
+      strbuf q = {0};
+      for (int i = 0; i < n; i++) {
+        char k[64];
+        grammar_key(w[i], k, sizeof k);
+        bool s = !*k;
+        for (size_t j = 0; j < sizeof skip / sizeof *skip && !s; j++) s = !strcmp(k, skip[j]);
+        if (!s) sb_printf(&q, " %s", k);
+      }
+      if (q.n) sb_printf(out, "rules%s", q.s), done = true;
+      sb_free(&q);
+    }
+  } else if (n && (ask || !strcmp(w0, "why"))) {
+    strbuf clause = {0};
+    repl_question_clause(line, &clause);
+    if (clause.n) sb_printf(out, "why %s", clause.s), done = true;
+    sb_free(&clause);
+  }
+  mt_free(copy);
+  return done;
 }

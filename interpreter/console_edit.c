@@ -440,6 +440,43 @@ int repl_cmd_give(repl *R, int argc, char **argv, bool exact) {
 
 /* stack DECK CARD... (first named is drawn first) / discard DECK CARD... (last on top): DECK is
  * spice, treachery or storm (its pile DECK_deck or DECK_discard), or the name of a global pile. */
+/* After `stack`: a silent copy of the game plays on (the passive policy answering) until the card
+ * stacked on top of pile SLOT leaves it; if the rules move it within the pile first (a shuffle, as
+ * the Advanced storm deck's 2.04.13), the stacking would be lost: warned, with the phase where it
+ * happens.  A game not yet started is not played (the next command decides how it starts). */
+static void stacked_lookahead(repl *R, int slot, int card, const char *pname) {
+  int st = mt_status(R->g);
+  if (st != MT_WAITING && st != MT_PAUSED) return;
+  mt_game *g = mt_clone(R->g);
+  mt_game_set_log(g, NULL, NULL);
+  g->v.fired = NULL;
+  vm_reset_stops(g->v.vs);
+  uint64_t rng = R->bot_rng;
+  for (int step = 0; step < 5000; step++) {
+    st = mt_status(g);
+    if (st == MT_PAUSED) vm_run(&g->v);
+    else if (st == MT_WAITING) {
+      mt_choice x;
+      if (!bot_choose(g, BOT_PASSIVE, &rng, &x) || mt_apply(g, &x, NULL) < 0) break;
+    } else break;
+    if (repl_chance_pending(g)) break;
+    int pos = -1;
+    int at = board_card_pile(g->L, g->v.st, card, &pos);
+    if (at != slot) break; /* drawn (or dealt) as stacked */
+    if (pos != board_pile_count(g->L, g->v.st, slot) - 1) { /* still there, no longer on top */
+      const program *p = &R->r->prog;
+      int ph = g->v.vs->phase_rule;
+      say(R, "\nwarning: the rules reorder %s (a shuffle) before its top card is drawn%s%s%s%s: the card stacked will not "
+             "come up as stacked",
+          pname, ph >= 0 ? "; seen at the next decision, in " : "", ph >= 0 ? p->rules[ph].id : "", ph >= 0 ? " " : "",
+          ph >= 0 ? p->rules[ph].title : "");
+      break;
+    }
+  }
+  mt_game_free(g);
+  repl_attach(R, R->g);
+}
+
 int repl_cmd_stack(repl *R, int argc, char **argv, bool discard) {
   if (argc < 3) return fail(R, "usage: %s spice|treachery|storm|PILE CARD...", argv[0]);
   char pname[64], low[128];
@@ -486,6 +523,7 @@ int repl_cmd_stack(repl *R, int argc, char **argv, bool discard) {
   else
     for (int i = n - 1; i >= 0; i--) move_card_to(R, cards[i], slot, -1);
   say(R, "%s: %d cards placed", pname, n);
+  if (!discard && n > 0) stacked_lookahead(R, slot, cards[0], pname);
   return 0;
 }
 
@@ -516,6 +554,16 @@ int repl_cmd_ally(repl *R, int argc, char **argv) {
     return fail(R, "usage: ally FACTION FACTION");
   int ga = LAY(R)->game_faction[a], gb = LAY(R)->game_faction[b];
   if (ga < 0 || gb < 0 || a == b) return fail(R, "both factions must be in the game, and different");
+  /* one alliance each, named both ways: an alliance either had before is broken first */
+  for (int side = 0; side < 2; side++) {
+    int g = side ? gb : ga, other = side ? ga : gb;
+    int old = repl_get_var(R, "ally", g);
+    if (old >= 0 && old < LAY(R)->nf && old != other) {
+      if (set_var(R, "ally", old, -1) < 0 || set_var(R, "ally", g, -1) < 0) return -1;
+      say(R, "%s's alliance with %s is broken first (one alliance each)\n", DEF(R)->factions[LAY(R)->faction[g]].id,
+          DEF(R)->factions[LAY(R)->faction[old]].id);
+    }
+  }
   if (set_var(R, "ally", ga, gb) < 0 || set_var(R, "ally", gb, ga) < 0) return -1;
   say(R, "%s and %s are allied", DEF(R)->factions[a].id, DEF(R)->factions[b].id);
   return 0;
@@ -632,4 +680,27 @@ int repl_cmd_leader(repl *R, int argc, char **argv) {
   board_leader_set(LAY(R), ST(R), l, ls);
   say(R, "%s is %s", def->leaders[l].id, def->leader_status[s]);
   return 0;
+}
+
+/* Whether invariant I of the rules holds in G (true where it is not in force or cannot be read). */
+static bool invariant_holds(mt_game *g, int i) {
+  const invariant_rec *iv = &g->r->prog.invariants[i];
+  if (!vm_rule_active(&g->v, iv->rule)) return true;
+  vm_memo_reset(&g->v);
+  int64_t ok = 1;
+  return !vm_eval(&g->v, iv->fn, NULL, 0, &ok, NULL) || ok != 0;
+}
+
+/* After a position edit: every invariant of the rules the edit broke (it held before, it fails
+ * now) is said as a warning naming its rule, so a position the rules could never reach is never
+ * taken for one they could (`put` over an occupancy limit, a leader in the Tanks who never died). */
+void repl_edit_warnings(repl *R, mt_game *before) {
+  const program *p = &R->r->prog;
+  for (int i = 0; i < p->ninvariants; i++) {
+    if (invariant_holds(R->g, i) || !invariant_holds(before, i)) continue;
+    const invariant_rec *iv = &p->invariants[i];
+    say(R, "%swarning: this position breaks rule %s (%s): %s", R->out.n ? "\n" : "", p->rules[iv->rule].id,
+        p->rules[iv->rule].title ? p->rules[iv->rule].title : "", iv->text);
+  }
+  repl_attach(R, R->g);
 }

@@ -15,6 +15,7 @@ int repl_advance(repl *R, int mode) {
   int guard = 0;
   if (st == MT_PAUSED || st == VM_IDLE) st = vm_run(&R->g->v);
   while (st == MT_WAITING && mode == 1 && guard++ < 1000000) {
+    if (mt_stop_requested) return fail(R, "interrupted (Ctrl-C): the game is put back as it was before this command");
     mt_choice c;
     bool chose = bot_choice(R, &c);
     if (repl_chance_pending(R->g)) return fail(R, "a random event needs an outcome"); /* the bot's listing met it: run again */
@@ -40,6 +41,18 @@ int repl_advance(repl *R, int mode) {
 int repl_seek_phase(repl *R, int ph) {
   vm_state *vs = R->g->v.vs;
   const program *p = &R->r->prog;
+  if (vs->status == VM_IDLE) { /* the setup is skipped, not its shuffles: every deck shuffled by the game's seed */
+    for (int d = 0; d < DEF(R)->ndecks; d++) {
+      const board_deck *dk = &DEF(R)->decks[d];
+      int slot = board_pile_slot(LAY(R), dk->pile, -1);
+      if (slot < 0 || board_pile_count(LAY(R), ST(R), slot) != dk->ncards) continue;
+      bool as_printed = true; /* a deck stacked or dealt from by the user is left as the user made it */
+      for (int k = 0; k < dk->ncards && as_printed; k++) as_printed = board_pile_card(LAY(R), ST(R), slot, k) == dk->first_card + k;
+      if (!as_printed) continue;
+      if (R->g->v.chance) board_pile_forget(LAY(R), ST(R), slot); /* chance as choice: left undecided, as a shuffle leaves it */
+      else board_pile_shuffle(LAY(R), ST(R), slot);
+    }
+  }
   vm_reset_stops(vs);
   vs->seek_phase = ph;
   vs->seek_turn = p->turn_var >= 0 ? board_var_get(LAY(R), ST(R), p->vars[p->turn_var].board_var, 0, 0) : 0;
@@ -112,8 +125,9 @@ mt_game *repl_forward_copy(repl *R, int *phase) {
   mt_game *g = mt_clone(R->g);
   mt_game_set_log(g, NULL, NULL); /* what the copy plays is not narrated: only where it stopped is said */
   g->v.fired = NULL;
-  g->v.vs->stop_phase_end = phase_of(g);
-  if (phase) *phase = g->v.vs->stop_phase_end;
+  int32_t ph = phase_of(g);
+  g->v.vs->stop_phase_end = ph >= 0 ? ph : -2; /* between phases: through the next to begin, never further */
+  if (phase) *phase = ph;
   return g;
 }
 
@@ -518,7 +532,16 @@ int repl_cmd_offer(repl *R, const char *rest) {
   int64_t args[MAX_PARAMS + 1];
   memcpy(args, c.args, sizeof(int64_t) * (size_t)a->nparams);
   args[a->nparams] = cost;
-  if (vm_call_now(&R->g->v, a->effect_fn, args, a->nparams + 1) < 0) return fail(R, "%s", mt_error(R->g));
+  if (vm_call_now(&R->g->v, a->effect_fn, args, a->nparams + 1) < 0) {
+    if (R->g->v.vs->err_code == VE_INTERNAL) { /* the effect asked for a decision: say whose (the game is put back) */
+      R->g->v.vs->status = VM_WAITING;
+      const mt_decision *d = mt_pending(R->g);
+      return fail(R, "refused: %s asks a decision on the way (%s decides '%s', rule %s), and an action offered between "
+                     "decisions cannot wait for one: take it when the rules offer it (`do`); the game is as it was",
+                  a->name, d ? d->faction : "?", d ? d->prompt : "?", d ? d->rule : "?");
+    }
+    return fail(R, "%s", mt_error(R->g));
+  }
   say(R, "done: %s", rest);
   return 0;
 }

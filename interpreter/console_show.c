@@ -255,6 +255,10 @@ int repl_cmd_show(repl *R, int argc, char **argv) {
   int turn = p->turn_var >= 0 ? board_var_get(LAY(R), ST(R), p->vars[p->turn_var].board_var, 0, 0) : 0;
   int storm = board_var_index(DEF(R), "storm") >= 0 ? repl_get_var(R, "storm", 0) : -1;
   int ph = R->g->v.vs->phase_rule;
+  const char *vn = R->r->variant_names && *R->r->variant_names ? R->r->variant_names : NULL; /* the rules in force */
+  say(R, "rules: %s, variants: %s\n", R->r->advanced ? "advanced" : "basic", vn ? vn : "none");
+  sb_printf(&R->jextra, ",\"ruleset\":\"%s\",\"variants\":", R->r->advanced ? "advanced" : "basic");
+  sb_json_str(&R->jextra, vn ? vn : "");
   say(R, "turn %d, storm in sector %d, phase %s; ", turn, storm, ph >= 0 ? p->rules[ph].id : "-");
   sb_printf(&R->jextra, ",\"turn\":%d,\"storm\":%d,\"hash\":\"%016llx\"", turn, storm, (unsigned long long)mt_hash(R->g));
   repl_describe_pending(R);

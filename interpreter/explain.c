@@ -572,10 +572,143 @@ static void bound_facts(mt_game *g, const action_rec *a, const node *n, const ch
   for (uint32_t i = 0; i < n->nkids; i++) bound_facts(g, a, n->kids[i], name, args, nargs, text, json, count, depth + 1);
 }
 
+/* For a Yes: the exceptions that made action A with ARGS (parameters, then cost) legal, each
+ * once into TEXT (and its id into RULES): a check whose rule lifts a guard that would have refused
+ * (Nitro through the gale), and a value a guard reads decided by a rule other than the one that
+ * declared it (a Karama lifting the bid limit). */
+static void value_exceptions(mt_game *g, const action_rec *a, const node *n, const int64_t *args, int nargs, strbuf *text,
+                             strbuf *rules, int depth) {
+  if (!n || depth > 8) return;
+  const program *p = &g->r->prog;
+  if (n->kind == AST_CALL && n->op == CALL_VALUE && p->values[n->sym].ndefs > 1 && n->nkids <= MAX_PARAMS) {
+    const value_rec *vr = &p->values[n->sym];
+    int64_t vargs[MAX_PARAMS];
+    bool ok = true;
+    for (uint32_t i = 0; i < n->nkids && ok; i++) ok = eval_in_action(g, a, n->kids[i], args, nargs, &vargs[i]);
+    int rule = ok ? deciding_rule(g, vr, vargs) : -1;
+    char id[64];
+    snprintf(id, sizeof id, "\"%s\"", rule >= 0 ? p->rules[rule].id : "");
+    int64_t v;
+    if (rule >= 0 && rule != vr->base_rule && !(rules->s && strstr(rules->s, id)) && eval_in_action(g, a, n, args, nargs, &v)) {
+      strbuf val = {0};
+      vm_format_value(&g->v, n->ty, v, &val);
+      sb_printf(text, "\n  by rule %s (%s): %s is %s", p->rules[rule].id, p->rules[rule].title ? p->rules[rule].title : "",
+                vr->name, val.s);
+      sb_printf(rules, "%s%s", rules->n ? "," : "", id);
+      sb_free(&val);
+    }
+  }
+  /* inside an aggregate or a comprehension only the iterable has values of its own here */
+  uint32_t nk = n->kind == AST_AGGREGATE || n->kind == AST_COMPREHENSION ? (n->nkids ? 1 : 0) : n->nkids;
+  for (uint32_t i = 0; i < nk; i++) value_exceptions(g, a, n->kids[i], args, nargs, text, rules, depth + 1);
+}
+
+static void exceptions(mt_game *g, const mt_choice *c, const int64_t *args, strbuf *text, strbuf *rules) {
+  const program *p = &g->r->prog;
+  const action_rec *a = &p->actions[c->action];
+  int nargs = a->nparams + 1;
+  for (int k = 0; k < p->nchecks; k++) {
+    const check_rec *ck = &p->checks[k];
+    if (ck->action != c->action || !vm_rule_active(&g->v, ck->rule)) continue;
+    int64_t where = 1;
+    if (ck->where_fn >= 0 && !vm_eval(&g->v, ck->where_fn, args, nargs, &where, NULL)) continue;
+    if (!where) continue;
+    for (int gi = 0; gi < a->nguards; gi++) {
+      const guard_rec *gr = &a->guards[gi];
+      int64_t holds;
+      if (!sema_supersedes(p, ck->rule, gr->rule) || !eval_in_action(g, a, gr->cond, args, nargs, &holds)) continue;
+      if (gr->forbid ? !holds : holds) continue; /* it would not have refused anyway */
+      sb_printf(text, "\n  allowed by %s (%s), which lifts %s (%s) in its cases", p->rules[ck->rule].id,
+                p->rules[ck->rule].title ? p->rules[ck->rule].title : "", p->rules[gr->rule].id,
+                p->rules[gr->rule].title ? p->rules[gr->rule].title : "");
+      sb_printf(rules, "%s\"%s\"", rules->n ? "," : "", p->rules[ck->rule].id);
+      break;
+    }
+  }
+  for (int gi = 0; gi < a->nguards; gi++) value_exceptions(g, a, a->guards[gi].cond, args, nargs, text, rules, 0);
+}
+
+/* The other actions a kind word stood for (`ship`: the normal shipment, the Fremen's send, a
+ * Karama's), each with its verdict, after the one judged (CHOSEN). */
+static void kind_alternatives(mt_game *g, const char *text, int chosen, strbuf *out) {
+  mt_choice all[16];
+  bool ok[16];
+  int n = game_parse_candidates(g, text, all, ok, 16);
+  if (n < 2) return;
+  const program *p = &g->r->prog;
+  /* another faction's ability is said only when legal for this one (an ally's power) */
+  for (int k = 0; k < n; k++) {
+    int owner = ok[k] ? p->rules[p->actions[all[k].action].rule].faction : -1;
+    if (owner >= 0 && owner != all[k].args[0] && !all[k].open) {
+      int64_t cost;
+      char e[128];
+      ok[k] = game_judge_action(g, &all[k], &cost, e, sizeof e) == 1;
+    } else if (owner >= 0 && owner != all[k].args[0]) {
+      static mt_choice comp[4096];
+      size_t m = game_completions(g, &all[k], comp, 4096);
+      bool any = false;
+      for (size_t q = 0; q < m && !any; q++) {
+        int64_t cost;
+        char e[128];
+        any = game_judge_action(g, &comp[q], &cost, e, sizeof e) == 1;
+      }
+      ok[k] = any;
+    }
+  }
+  int fit = 0;
+  for (int k = 0; k < n; k++) fit += ok[k] && all[k].action != chosen;
+  if (!fit) return; /* the words fit no other: nothing else was in question */
+  sb_puts(out, "\n(every action of that kind was judged; the others the words fit:");
+  for (int k = 0; k < n; k++) {
+    if (all[k].action == chosen || !ok[k]) continue;
+    sb_printf(out, "\n  %s: ", p->actions[all[k].action].name);
+    int64_t cost;
+    char err[256];
+    const action_rec *a = &p->actions[all[k].action];
+    if (all[k].open) { /* some completion legal? */
+      static mt_choice comp[4096];
+      size_t m = game_completions(g, &all[k], comp, 4096), nl = 0;
+      strbuf why = {0}; /* the rules refusing the first completion refused */
+      for (size_t q = 0; q < m; q++) {
+        int j = game_judge_action(g, &comp[q], &cost, err, sizeof err);
+        nl += j == 1;
+        for (int r = 0; j == 0 && !why.n && r < g->v.nrefused && r < 4; r++) {
+          int gi = g->v.refused[r];
+          int rule = gi < 0 ? a->rule : a->guards[gi].rule;
+          sb_printf(&why, "%s %s (%s)", r ? "," : "", p->rules[rule].id, p->rules[rule].title ? p->rules[rule].title : "");
+        }
+      }
+      if (!m) sb_puts(out, "nothing to complete it with here");
+      else if (nl) sb_printf(out, "%zu of its %zu completions legal", nl, m);
+      else sb_printf(out, "none of its %zu completions legal%s%s", m, why.n ? "; the first refused by" : "", why.n ? why.s : "");
+      sb_free(&why);
+      continue;
+    }
+    int j = game_judge_action(g, &all[k], &cost, err, sizeof err);
+    if (j == 1) sb_puts(out, "legal too");
+    else if (j <= -2) {
+      strbuf v = {0};
+      vm_format_value(&g->v, a->ptype[-2 - j], all[k].args[-2 - j], &v);
+      sb_printf(out, "%s = %s is outside the choices it offers", a->pname[-2 - j], v.s);
+      sb_free(&v);
+    }
+    else if (j < 0) sb_puts(out, err);
+    else {
+      sb_puts(out, "refused by");
+      for (int q = 0; q < g->v.nrefused && q < 4; q++) {
+        int gi = g->v.refused[q];
+        int r = gi < 0 ? a->rule : a->guards[gi].rule;
+        sb_printf(out, "%s %s (%s)", q ? "," : "", p->rules[r].id, p->rules[r].title ? p->rules[r].title : "");
+      }
+    }
+  }
+  sb_puts(out, ")");
+}
+
 /* `why` with parameters left out: is some completion legal?  The legal one with the lowest cost
  * is shown; if none is, the rules that refuse them, each with how many it refuses and one of
  * them. */
-static int explain_open(mt_game *g, const mt_choice *c, bool json, strbuf *out) {
+static int explain_open(mt_game *g, const mt_choice *c, const char *text_in, bool json, strbuf *out) {
   const program *p = &g->r->prog;
   const action_rec *a = &p->actions[c->action];
   static mt_choice all[4096];
@@ -595,6 +728,7 @@ static int explain_open(mt_game *g, const mt_choice *c, bool json, strbuf *out) 
       if (best < 0 || cost < best_cost) best = (int)k, best_cost = cost;
       continue;
     }
+    if (j < 0) g->v.nrefused = 0; /* not judged by the guards: what refusals there are belong to an earlier judgement */
     bool seen[64] = {false}; /* each rule counts a completion once, however many of its guards refuse it */
     for (int q = 0; q < g->v.nrefused; q++) {
       int gi = g->v.refused[q];
@@ -614,8 +748,29 @@ static int explain_open(mt_game *g, const mt_choice *c, bool json, strbuf *out) 
               a->cost ? "the cheapest" : "one", text);
     if (a->cost) sb_printf(&t, " (it costs %lld)", (long long)best_cost);
   } else if (n == 0) {
-    sb_printf(&t, "No: with %s left open there is nothing to complete it with: the domains of %s are empty here", open.s,
-              open.s);
+    int first = 0; /* the first parameter left open: its domain reads only the arguments given */
+    while (first < a->nparams && !(c->open >> first & 1u)) first++;
+    mt_choice one = *c, tmp[1];
+    one.open = 1u << first;
+    const node *dom = first < a->nparams ? a->pdomain[first] : NULL;
+    if (dom && game_completions(g, &one, tmp, 1) == 0) { /* it is empty: say which, and the facts behind it */
+      size_t len;
+      const char *src = diag_source_text(g->r->d, dom->span.file, &len);
+      mt_span at = full_span(dom);
+      strbuf ft = {0}, fj = {0};
+      int nf = 0;
+      int64_t args[MAX_PARAMS + 1] = {0};
+      memcpy(args, c->args, sizeof(int64_t) * (size_t)a->nparams);
+      facts(g, a, dom, args, a->nparams + 1, &ft, &fj, &nf, 0);
+      sb_printf(&t, "No: there is nothing to complete it with: %s must be in %.*s (rule %s), and there is none here", a->pname[first],
+                (int)(at.end - at.start), src + at.start, p->rules[a->rule].id);
+      if (nf) sb_printf(&t, "\n      facts: %s", ft.s);
+      sb_free(&ft);
+      sb_free(&fj);
+    } else {
+      sb_printf(&t, "No: with %s left open there is nothing to complete it with: the domains of %s are empty here", open.s,
+                open.s);
+    }
   } else {
     sb_printf(&t, "No: with %s left open, none of the %zu completions tried is legal; refused by", open.s, n);
     for (int m = 0; m < nr; m++) {
@@ -625,6 +780,7 @@ static int explain_open(mt_game *g, const mt_choice *c, bool json, strbuf *out) 
     }
   }
   if (n == 4096) sb_puts(&t, "\n(the first 4096 completions were tried)");
+  if (!c->verb) kind_alternatives(g, text_in, c->action, &t);
   if (json) {
     sb_printf(out, "\"legal\":%s,\"open\":", best >= 0 ? "true" : "false");
     sb_json_str(out, open.s ? open.s : "");
@@ -674,7 +830,13 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
     else sb_puts(out, t);
     return 0;
   }
-  if (c.open) return explain_open(g, &c, json, out);
+  int outside = -1; /* with parameters left open, a given argument outside its domain is the answer */
+  for (int i = 1; c.open && i < p->actions[c.action].nparams && outside < 0; i++) {
+    bool known = true, in = true;
+    for (int k = 0; k <= i; k++) known &= !(c.open >> k & 1u);
+    if (known && !p->actions[c.action].plisted[i] && game_in_domain(g, c.action, i, c.args, c.args[i], &in) && !in) outside = i;
+  }
+  if (c.open && outside < 0) return explain_open(g, &c, choice, json, out);
   const action_rec *a = &p->actions[c.action];
   /* from here on the choice is named in full, as resolved: the action a verb stands for, every
    * argument in order, those left out filled in (`ship fremen 8 the_great_flat` is
@@ -692,9 +854,10 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
     sb_printf(&by_verb, "\n(`%s` by the verb %s of rule %s: %.*s)", choice, vb->name, p->rules[vb->rule].id,
               (int)(sp.end - sp.start), src + sp.start);
   }
+  const char *original = choice;
   choice = resolved;
   int64_t cost = 0;
-  int judged = game_judge_action(g, &c, &cost, err, sizeof err);
+  int judged = outside >= 0 ? -2 - outside : game_judge_action(g, &c, &cost, err, sizeof err);
   if (judged <= -2) { /* a parameter outside the domain its rule gives */
     int i = -2 - judged;
     const node *dom = a->pdomain[i];
@@ -719,6 +882,7 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
       if (nf) sb_printf(&t, "\n      facts: %s", ftext.s);
     }
     if (by_verb.n) sb_puts(&t, by_verb.s);
+    else kind_alternatives(g, original, c.action, &t);
     if (json) {
       sb_printf(out, "\"legal\":false,\"rules\":[\"%s\"],\"because\":[{\"rule\":", p->rules[a->rule].id);
       sb_json_str(out, p->rules[a->rule].id);
@@ -762,8 +926,10 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
       cost_text(g, a, args, cost, &text, &rules);
     }
     sb_printf(&rules, "%s\"%s\"", rules.n ? "," : "", p->rules[a->rule].id);
+    exceptions(g, &c, args, &text, &rules);
   } else {
     sb_printf(&text, "No: %s is refused", choice);
+    if (!nref && g->evalerr.n) sb_printf(&text, ": its cost or guards could not be evaluated: %s", g->evalerr.s);
     bool cost_read = false; /* a refusing guard judged the price: say what it was, and the rule that set it */
     for (int i = 0; i < nref && !cost_read; i++) cost_read = refused[i] >= 0 && mentions(a->guards[refused[i]].cond, "cost");
     if (a->cost && cost_known && cost_read) {
@@ -798,18 +964,33 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
       }
       sb_puts(&because, "]}");
     }
+    /* other actions whose rules replace a refusing rule (2.04.17's send into the storm for 1.06.03.04) */
+    for (int i = 0; i < nref; i++) {
+      int gi = refused[i];
+      int rule = gi < 0 ? a->rule : a->guards[gi].rule;
+      bool again = false;
+      for (int q = 0; q < i; q++) again |= (refused[q] < 0 ? a->rule : a->guards[refused[q]].rule) == rule;
+      for (int k = 0; k < p->nactions && !again; k++)
+        if (k != c.action && p->actions[k].rule != rule && sema_supersedes(p, p->actions[k].rule, rule) &&
+            vm_rule_active(&g->v, p->actions[k].rule))
+          sb_printf(&text, "\n  (rule %s, %s, replaces %s with its own action: why %s ...)", p->rules[p->actions[k].rule].id,
+                    p->rules[p->actions[k].rule].title, p->rules[rule].id, p->actions[k].name);
+    }
     /* rules that would allow it in other circumstances: those that lift these guards */
     for (int i = 0; i < nref; i++) {
       int gi = refused[i];
       if (gi < 0) continue;
       int rule = a->guards[gi].rule;
-      for (int k = 0; k < p->nchecks; k++)
+      bool again = false; /* said already for an earlier guard of the same rule */
+      for (int q = 0; q < i; q++) again |= refused[q] >= 0 && a->guards[refused[q]].rule == rule;
+      for (int k = 0; k < p->nchecks && !again; k++)
         if (p->checks[k].action == c.action && sema_supersedes(p, p->checks[k].rule, rule))
           sb_printf(&text, "\n  (rule %s, %s, lifts %s in its cases)", p->rules[p->checks[k].rule].id,
                     p->rules[p->checks[k].rule].title, p->rules[rule].id);
     }
   }
   if (by_verb.n) sb_puts(&text, by_verb.s);
+  else kind_alternatives(g, original, c.action, &text);
   sb_free(&by_verb);
   if (json) {
     sb_printf(out, "\"legal\":%s,\"rules\":[%s],", legal ? "true" : "false", rules.s ? rules.s : "");

@@ -633,6 +633,7 @@ int mt_apply(mt_game *g, const mt_choice *c, mt_explain *why) {
     }
     for (int i = 1; i < ar->nparams; i++) {
       bool in;
+      if (ar->plisted[i]) continue; /* its domain bounds the listing only: the guards judge */
       if (!game_in_domain(g, c->action, i, c->args, c->args[i], &in)) {
         refuse(g, why, "the parameters could not be evaluated");
         return -1;
@@ -714,319 +715,6 @@ void mt_choice_format(const mt_game *g, const mt_choice *c, char *buf, size_t n)
   }
   snprintf(buf, n, "%s", b.s ? b.s : "");
   sb_free(&b);
-}
-
-/* Parses one word as a value of type TY. */
-static bool parse_value(const mt_game *g, int ty, const char *w, int64_t *out) {
-  const board_def *def = g->r->def;
-  char *end;
-  errno = 0;
-  long long v = strtoll(w, &end, 10);
-  if (*w && !*end) {
-    *out = v;
-    return errno != ERANGE && (ty == TY_INT || ty == TY_SECTOR || ty == TY_BOOL); /* never saturated */
-  }
-  if (!strcmp(w, "none")) return *out = -1, true;
-  int k = -1;
-  if (ty >= TY_ENUM0 && ty - TY_ENUM0 < g->r->prog.nenums) {
-    const enum_rec *e = &g->r->prog.enums[ty - TY_ENUM0];
-    for (int i = 0; i < e->nvalues; i++)
-      if (!strcmp(e->values[i], w)) return *out = i, true;
-    return false;
-  }
-  char low[128]; /* ids are written in lower case: Carthag is carthag */
-  w = board_lower(w, low, sizeof low);
-  switch (ty) {
-  case TY_BOOL: return (!strcmp(w, "true") || !strcmp(w, "yes")) ? (*out = 1, true) : (!strcmp(w, "false") || !strcmp(w, "no")) ? (*out = 0, true) : false;
-  case TY_FACTION: k = board_faction_find(def, w); break;
-  case TY_TERRITORY: k = board_area_index(def, w); break;
-  case TY_CARD: k = board_card_index(def, w); break;
-  case TY_LEADER: k = board_leader_index(def, w); break;
-  case TY_KIND: k = board_kind_index(def, w); break;
-  case TY_POOL: k = board_pool_index(def, w); break;
-  case TY_TAG: k = board_tag_index(def, w); break;
-  case TY_RULE: k = sema_find_rule(&g->r->prog, w); break;
-  default: break;
-  }
-  *out = k;
-  return k >= 0;
-}
-
-/* ---- an action in players' words ----------------------------------------------------------
- * A choice names an action, or a kind of action its rules declare (`is ship`: the verb players
- * use), followed by its arguments: in order, by type in any order, or by name (`to=carthag`).
- * An argument left out is filled when it cannot be anything else: a faction parameter after
- * the first is the acting faction (the payer), and a parameter whose domain has one member
- * (the one landing sector of a territory) is that member.  Among the actions a verb names, the
- * faction's own is taken: one offered to it by the pending decision, else one it may legally
- * take, else the one named exactly. */
-
-static void signature(const action_rec *a, char *buf, size_t cap) {
-  size_t k = (size_t)snprintf(buf, cap, "%s", a->name);
-  for (int i = 0; i < a->nparams && k < cap; i++) {
-    char tn[32];
-    k += (size_t)snprintf(buf + k, cap - k, " %s:%s", a->pname[i], sema_type_name(a->ptype[i], tn, sizeof tn));
-  }
-}
-
-static bool is_number(const char *w) {
-  if (*w == '-') w++;
-  if (!*w) return false;
-  for (; *w; w++)
-    if (*w < '0' || *w > '9') return false;
-  return true;
-}
-
-/* The id nearest to W among the values of A's open parameters (a misspelt territory, faction,
- * card or leader), or NULL. */
-static const char *near_id(const mt_game *g, const action_rec *ar, const bool *filled, const char *w) {
-  const board_def *def = g->r->def;
-  const char **c = mt_calloc((size_t)(def->nfactions + def->nareas + def->ncards + def->nleaders) + 1, sizeof *c);
-  size_t n = 0;
-  for (int i = 0; i < ar->nparams; i++) {
-    if (filled[i]) continue;
-    switch (ar->ptype[i]) {
-    case TY_FACTION: for (int k = 0; k < def->nfactions; k++) c[n++] = def->factions[k].id; break;
-    case TY_TERRITORY: for (int k = 0; k < def->nareas; k++) c[n++] = def->areas[k].id; break;
-    case TY_CARD: for (int k = 0; k < def->ncards; k++) c[n++] = def->cards[k].id; break;
-    case TY_LEADER: for (int k = 0; k < def->nleaders; k++) c[n++] = def->leaders[k].id; break;
-    default: break;
-    }
-  }
-  const char *s = n ? diag_suggest(w, c, n) : NULL;
-  mt_free(c);
-  return s;
-}
-
-/* Binds words W[0..NW) to the parameters of action A; false with the reason in ERR. */
-/* An example of action A for a message: its first completion within the domains (guards not
- * judged), taken by the faction W0 names, else the deciding one, else the first in the game. */
-static void example_of(const mt_game *g, int a, const char *w0, char *out, size_t cap) {
-  out[0] = 0;
-  if (a < 0) return;
-  mt_choice part = {0};
-  part.action = a;
-  part.nargs = g->r->prog.actions[a].nparams;
-  int64_t f = -1;
-  if (!(w0 && parse_value(g, TY_FACTION, w0, &f) && f >= 0))
-    f = g->v.vs->status == VM_WAITING ? g->v.vs->dec.faction : g->L->faction[0];
-  part.args[0] = f;
-  for (int i = 1; i < part.nargs; i++) part.open |= 1u << i;
-  mt_choice one;
-  if (game_completions((mt_game *)(uintptr_t)g, &part, &one, 1) == 1) mt_choice_format((mt_game *)(uintptr_t)g, &one, out, cap);
-}
-
-/* AS: the parameters to bind (an action's, or a verb's as a record without domains: A < 0). */
-static bool bind_words(const mt_game *g, int a, const action_rec *as, char **w, int nw, mt_choice *c, bool allow_open, char *err,
-                       size_t errlen) {
-  const action_rec *ar = as ? as : &g->r->prog.actions[a];
-  bool filled[MAX_PARAMS] = {false}, used[MT_MAX_ARGS + 2] = {false};
-  char sig[192];
-  signature(ar, sig, sizeof sig);
-  memset(c, 0, sizeof *c);
-  c->action = a;
-  c->nargs = ar->nparams;
-  bool named = false;
-  for (int j = 0; j < nw; j++) { /* name=value */
-    char *eq = strchr(w[j], '=');
-    if (!eq) continue;
-    named = used[j] = true;
-    *eq = 0;
-    int i = -1;
-    for (int k = 0; k < ar->nparams; k++)
-      if (!strcmp(ar->pname[k], w[j])) i = k;
-    bool ok = i >= 0 && !filled[i] && parse_value(g, ar->ptype[i], eq + 1, &c->args[i]);
-    *eq = '=';
-    if (i < 0) return snprintf(err, errlen, "%s has no parameter '%.*s' (%.180s)", ar->name, (int)(eq - w[j]), w[j], sig), false;
-    if (!ok) return snprintf(err, errlen, "'%s' is not a valid %s (%.180s)", eq + 1, ar->pname[i], sig), false;
-    filled[i] = true;
-  }
-  int npos = 0;
-  for (int j = 0; j < nw; j++) npos += !used[j];
-  if (!named && npos == ar->nparams) { /* in order, as `legal` lists them */
-    bool ok = true;
-    for (int i = 0; i < ar->nparams && ok; i++) ok = parse_value(g, ar->ptype[i], w[i], &c->args[i]);
-    if (ok) return true;
-  }
-  if (npos > ar->nparams) {
-    char ex[200];
-    example_of(g, a, nw ? w[0] : NULL, ex, sizeof ex);
-    return snprintf(err, errlen, "%s takes %d arguments: %.180s%s%.190s", ar->name, ar->nparams, sig, ex[0] ? ", e.g. " : "", ex), false;
-  }
-  /* by type: names first, each to the first open parameter of a type that reads it */
-  for (int j = 0; j < nw; j++) {
-    if (used[j] || is_number(w[j])) continue;
-    for (int i = 0; i < ar->nparams && !used[j]; i++)
-      if (!filled[i] && parse_value(g, ar->ptype[i], w[j], &c->args[i])) filled[i] = used[j] = true;
-    if (!used[j]) {
-      const char *sg = near_id(g, ar, filled, w[j]);
-      return snprintf(err, errlen, "'%s' fits no open parameter of %s%s%s%s (%.180s)", w[j], ar->name, sg ? " (did you mean '" : "",
-                      sg ? sg : "", sg ? "'?)" : "", sig),
-             false;
-    }
-  }
-  /* numbers: to the open integer parameters in order; when there are fewer numbers than open
-   * numeric parameters, counts before sectors (a sector can often be told from its territory) */
-  int nnum = 0, nopen = 0, nint = 0;
-  for (int j = 0; j < nw; j++) nnum += !used[j];
-  for (int i = 0; i < ar->nparams; i++)
-    if (!filled[i] && (ar->ptype[i] == TY_INT || ar->ptype[i] == TY_SECTOR)) nopen++, nint += ar->ptype[i] == TY_INT;
-  for (int pass = 0; pass < 2; pass++)
-    for (int i = 0; i < ar->nparams; i++) {
-      bool want = nnum >= nopen ? (ar->ptype[i] == TY_INT || ar->ptype[i] == TY_SECTOR) && pass == 0
-                                : (pass == 0 ? ar->ptype[i] == TY_INT : ar->ptype[i] == TY_SECTOR);
-      if (filled[i] || !want) continue;
-      for (int j = 0; j < nw && !filled[i]; j++)
-        if (!used[j] && parse_value(g, ar->ptype[i], w[j], &c->args[i])) filled[i] = used[j] = true;
-    }
-  (void)nint;
-  for (int j = 0; j < nw; j++)
-    if (!used[j]) return snprintf(err, errlen, "'%s' fits no open parameter of %s (%.180s)", w[j], ar->name, sig), false;
-  /* what was left out and can be only one thing */
-  for (int i = 0; i < ar->nparams; i++) {
-    if (filled[i]) continue;
-    bool before = true; /* its domain may read only the parameters before it */
-    for (int k = 0; k < i; k++) before &= filled[k];
-    if (i > 0 && ar->ptype[i] == TY_FACTION && filled[0]) {
-      c->args[i] = c->args[0], filled[i] = true;
-    } else if (a >= 0 && i > 0 && before && game_param_only((mt_game *)(uintptr_t)g, a, i, c->args, &c->args[i])) {
-      filled[i] = true;
-    } else if (allow_open && i > 0) { /* left out: any (a question about every completion) */
-      c->open |= 1u << i;
-      c->args[i] = 0;
-    } else {
-      return snprintf(err, errlen, "%s needs %s (%.180s)", ar->name, ar->pname[i], sig), false;
-    }
-  }
-  return true;
-}
-
-/* Words players type name actions, kinds and verbs in any case (`why Ship ...`). */
-static bool same_word(const char *a, const char *b) {
-  for (; *a && *b; a++, b++)
-    if (tolower((unsigned char)*a) != tolower((unsigned char)*b)) return false;
-  return *a == *b;
-}
-
-static bool action_of_kind(const action_rec *a, const char *k) {
-  for (int i = 0; i < a->nkinds; i++)
-    if (same_word(a->kinds[i], k)) return true;
-  return false;
-}
-
-/* A verb of the rules (`verb revive(f, n) = revive_by_spice(f, n - revived_forces(f))`): its words
- * bound to its parameters, the action's arguments computed from them.  1 done, 0 not a verb,
- * -1 an error (in ERR). */
-static int parse_verb(const mt_game *g, char **words, int nw, mt_choice *c, char *err, size_t errlen) {
-  mt_rules *r = (mt_rules *)(uintptr_t)g->r;
-  program *p = &r->prog;
-  const verb_rec *vb = NULL;
-  for (int i = 0; i < p->nverbs && !vb; i++)
-    if (same_word(p->verbs[i].name, words[0])) vb = &p->verbs[i];
-  if (!vb) return 0;
-  action_rec as = {0}; /* the verb's parameters, as an action without domains */
-  as.name = vb->name;
-  as.nparams = vb->nparams;
-  for (int i = 0; i < vb->nparams; i++) as.ptype[i] = vb->ptype[i], as.pname[i] = vb->pname[i];
-  mt_choice v;
-  if (!bind_words(g, -1, &as, words + 1, nw - 1, &v, false, err, errlen)) return -1;
-  const action_rec *ar = &p->actions[vb->action];
-  memset(c, 0, sizeof *c);
-  c->action = vb->action;
-  c->nargs = ar->nparams;
-  c->verb = (int)(vb - p->verbs) + 1;
-  const node *call = vb->ast->kids[1];
-  int64_t args[MAX_PARAMS + 1] = {0};
-  memcpy(args, v.args, sizeof(int64_t) * (size_t)vb->nparams);
-  for (int i = 0; i < ar->nparams; i++) { /* each argument compiled, evaluated and forgotten */
-    cg_mark mark = cg_get_mark(p);
-    int fn = cg_compile_expr(p, r->d, call->kids[i], vb->nlocals);
-    p->funcs[fn].nparams = vb->nparams;
-    if (p->funcs[fn].nlocals < vb->nlocals) p->funcs[fn].nlocals = vb->nlocals;
-    strbuf e = {0};
-    bool ok = vm_eval((vm *)(uintptr_t)&g->v, fn, args, vb->nparams, &c->args[i], &e);
-    cg_rollback(p, &mark);
-    if (!ok) {
-      snprintf(err, errlen, "verb %s (rule %s): its argument %s could not be evaluated: %s", vb->name, p->rules[vb->rule].id,
-               ar->pname[i], e.s ? e.s : "?");
-      sb_free(&e);
-      return -1;
-    }
-    sb_free(&e);
-  }
-  return 1;
-}
-
-static int parse_action_words(const mt_game *g, char **words, int nw, mt_choice *c, bool allow_open, char *err, size_t errlen) {
-  const program *p = &g->r->prog;
-  int verb = parse_verb(g, words, nw, c, err, errlen); /* a verb the rules declare comes first */
-  if (verb) return verb > 0 ? 0 : -1;
-  const vm_state *vs = g->v.vs;
-  int cand[64], nc = 0, exact = -1;
-  for (int i = 0; i < p->nactions && nc < 64; i++) {
-    bool name = same_word(p->actions[i].name, words[0]);
-    if (name) exact = i;
-    if (name || action_of_kind(&p->actions[i], words[0])) cand[nc++] = i;
-  }
-  if (nc == 0) {
-    const char *names[512];
-    size_t nn = 0;
-    for (int i = 0; i < p->nactions && nn < 512; i++) {
-      names[nn++] = p->actions[i].name;
-      for (int k = 0; k < p->actions[i].nkinds && nn < 512; k++) names[nn++] = p->actions[i].kinds[k];
-    }
-    const char *sg = diag_suggest(words[0], names, nn);
-    if (sg) return snprintf(err, errlen, "unknown action '%s' (did you mean '%s'?)", words[0], sg), -1;
-    return snprintf(err, errlen, "unknown action '%s'", words[0]), -1;
-  }
-  int best = -1, best_score = -1;
-  mt_choice bound;
-  char first_err[512] = "";
-  for (int k = 0; k < nc; k++) {
-    char e[512];
-    if (!bind_words(g, cand[k], NULL, words + 1, nw - 1, &bound, allow_open, e, sizeof e)) {
-      if (!first_err[0] || cand[k] == exact) memcpy(first_err, e, sizeof e);
-      continue;
-    }
-    int score = bound.open ? 0 : 8; /* a full binding before one that leaves parameters open */
-    if (vs->status == VM_WAITING && vs->dec.kind == DEC_ACT && vs->dec.faction == bound.args[0])
-      for (int i = 0; i < p->nlist[vs->dec.list]; i++) score |= (p->lists[vs->dec.list][i] == cand[k]) * 2; /* offered now */
-    if (nc > 1 && !bound.open) {
-      int64_t cost;
-      char je[64];
-      if (game_judge_action((mt_game *)(uintptr_t)g, &bound, &cost, je, sizeof je) == 1) score |= 4; /* legal: what the faction may do comes first */
-    }
-    if (cand[k] == exact) score |= 1;
-    if (score > best_score) best_score = score, best = k, *c = bound;
-  }
-  if (best < 0) return snprintf(err, errlen, "%.500s", first_err), -1;
-  return 0;
-}
-
-static int parse_choice(const mt_game *g, const char *text, mt_choice *c, bool allow_open, char *err, size_t errlen) {
-  const vm_state *vs = g->v.vs;
-  char buf[512];
-  snprintf(buf, sizeof buf, "%s", text);
-  char *words[MT_MAX_ARGS + 2];
-  int nw = 0;
-  for (char *t = strtok(buf, " \t\r\n"); t && nw < MT_MAX_ARGS + 2; t = strtok(NULL, " \t\r\n")) words[nw++] = t;
-  memset(c, 0, sizeof *c);
-  c->action = -1;
-  if (nw == 0) return snprintf(err, errlen, "empty choice"), -1;
-  switch (vs->dec.kind) {
-  case DEC_MAY:
-    if (!parse_value(g, TY_BOOL, words[0], &c->value) || c->value < 0 || c->value > 1)
-      return snprintf(err, errlen, "answer yes or no"), -1;
-    return 0;
-  case DEC_RANGE:
-    if (!parse_value(g, TY_INT, words[0], &c->value)) return snprintf(err, errlen, "answer a number"), -1;
-    return 0;
-  case DEC_ASK:
-    if (!parse_value(g, vs->dec.elem, words[0], &c->value)) return snprintf(err, errlen, "'%s' is not a valid answer here", words[0]), -1;
-    return 0;
-  case DEC_ACT: return parse_action_words(g, words, nw, c, allow_open, err, errlen);
-  default: return snprintf(err, errlen, "no decision is pending"), -1;
-  }
 }
 
 mt_game *mt_clone(const mt_game *g) {
@@ -1222,14 +910,14 @@ bool game_eval_as(mt_game *g, const char *text, int want, int64_t *out, int *ty,
 
 /* Parses "ACTION ARG..." whatever decision is pending (for why-not). */
 int mt_choice_parse(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen) {
-  return parse_choice(g, text, c, false, err, errlen);
+  return game_parse_choice(g, text, c, false, err, errlen);
 }
 
 int game_parse_action(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen) {
   vm_state *vs = g->v.vs;
   int32_t saved = vs->dec.kind;
   vs->dec.kind = DEC_ACT;
-  int rc = parse_choice(g, text, c, true, err, errlen);
+  int rc = game_parse_choice(g, text, c, true, err, errlen);
   vs->dec.kind = saved;
   return rc;
 }
@@ -1244,6 +932,7 @@ int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, 
   vm_memo_reset(&g->v);
   for (int i = 1; i < ar->nparams; i++) {
     bool in;
+    if (ar->plisted[i]) continue; /* its domain bounds the listing only: the guards judge */
     if (!game_in_domain(g, c->action, i, c->args, c->args[i], &in))
       return snprintf(err, errlen, "the domain of '%s' could not be evaluated", ar->pname[i]), -1;
     if (!in) return snprintf(err, errlen, "'%s' is outside the choices the action offers", ar->pname[i]), -2 - i;

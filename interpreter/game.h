@@ -70,6 +70,12 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
                              mt_message_fn fn, void *ud);
 
 int game_parse_action(const mt_game *g, const char *text, mt_choice *c, char *err, size_t errlen);
+/* game_words.c: TEXT read as an answer to the pending decision (an action in players' words when
+ * it asks for one; ALLOW_OPEN: parameters may be left out); 0, or -1 with the reason in ERR. */
+int game_parse_choice(const mt_game *g, const char *text, mt_choice *c, bool allow_open, char *err, size_t errlen);
+/* game_words.c: the actions the first word of TEXT stands for (its kind: every action of it),
+ * each with the words bound to it (OK[k] false: they do not fit); how many, up to CAP. */
+int game_parse_candidates(const mt_game *g, const char *text, mt_choice *out, bool *ok, int cap);
 int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, size_t errlen);
 /* Code compiled for a moment (a console query, why's facts): game_scratch_end
  * forgets the functions, trees and sources added since game_scratch_begin. */

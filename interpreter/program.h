@@ -105,6 +105,7 @@ typedef struct action_rec {
   int ptype[MAX_PARAMS];
   const char *pname[MAX_PARAMS];
   node *pdomain[MAX_PARAMS];
+  bool plisted[MAX_PARAMS];   /* `in D listed`: D bounds only what is listed (enumerated), never legality */
   int dom_fn[MAX_PARAMS];   /* domain: set-valued function of earlier params, or -1 (whole type) */
   bool dom_pile[MAX_PARAMS]; /* the domain function gives a pile: its cards */
   int lo_fn[MAX_PARAMS], hi_fn[MAX_PARAMS]; /* range domains */

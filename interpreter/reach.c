@@ -197,12 +197,23 @@ static bool budget_out(ctx *C) {
     snprintf(C->stop, sizeof C->stop, "%.250s", C->error);
     return true;
   }
-  if (C->positions >= C->maxpos) {
+  if (mt_stop_requested) {
+    C->stopped = true;
+    snprintf(C->stop, sizeof C->stop, "interrupted (Ctrl-C)");
+  } else if (C->positions >= C->maxpos) {
     C->stopped = true;
     snprintf(C->stop, sizeof C->stop, "the budget of %llu positions ran out", (unsigned long long)C->maxpos);
-  } else if ((C->steps & 63) == 0 && now() > C->deadline) {
-    C->stopped = true;
-    snprintf(C->stop, sizeof C->stop, "the budget of %.0f seconds ran out", C->q->max_seconds > 0 ? C->q->max_seconds : DEFAULT_SECONDS);
+  } else if ((C->steps & 63) == 0) {
+    double t = now();
+    if (t > C->deadline) {
+      C->stopped = true;
+      snprintf(C->stop, sizeof C->stop, "the budget of %.0f seconds ran out", C->q->max_seconds > 0 ? C->q->max_seconds : DEFAULT_SECONDS);
+    } else if (mt_progress_to && C->worker == 0) { /* how far, how fast, how long at most */
+      double rate = t > C->t0 ? (double)C->positions / (t - C->t0) : 0;
+      double left = C->deadline - t, by_pos = rate > 0 ? (double)(C->maxpos - C->positions) / rate : left;
+      mt_progress("verify: %llu positions, %.0f positions/s, at most %.0f s left (Ctrl-C stops)", (unsigned long long)C->positions,
+                  rate, by_pos < left ? by_pos : left);
+    }
   }
   return C->stopped;
 }

@@ -391,7 +391,14 @@ static int dispatch_command(repl *R, char *line, int argc, char **argv, int prev
                                      "branches", "quit", "exit", "verify", "chance", "stop"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
-  if (!known) {
+  if (!known) { /* a question in players' words, or a command in capitals */
+    strbuf q = {0};
+    if (repl_question(R, line, &q)) {
+      say(R, "(read as: %s)\n", q.s);
+      int rc = dispatch(R, q.s, prev_ok);
+      sb_free(&q);
+      return rc;
+    }
     const char *s = diag_suggest(cmd, cmds, sizeof cmds / sizeof *cmds);
     return s ? fail(R, "unknown command '%s' (did you mean '%s'?)", cmd, s) : fail(R, "unknown command '%s'", cmd);
   }
@@ -428,12 +435,17 @@ static int dispatch_command(repl *R, char *line, int argc, char **argv, int prev
   uint64_t bot_rng = R->bot_rng; /* the bots' generator is put back too */
   command c = {cmd, argc, argv, rest};
   int rc = repl_chance_retry(R, before, bot_rng, run_changing, &c); /* run again for each outcome chance needs */
+  if (rc >= 0 && mt_stop_requested) rc = fail(R, "interrupted (Ctrl-C): the game is put back as it was before this command");
   if (rc < 0) {
     mt_game_free(R->g);
     R->g = before;
     R->bot_rng = bot_rng;
     repl_attach(R, before);
   } else {
+    static const char *const edits[] = {"clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard", "stack",
+                                        "storm", "turn", "ally", "unally", "set", "leader"};
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++)
+      if (!strcmp(cmd, edits[i])) repl_edit_warnings(R, before); /* an edit the rules could not have made: said */
     repl_remember(R, before);
     if (pending) repl_origin_add(R, pending);
     repl_origin_add(R, line);
@@ -699,6 +711,7 @@ static volatile sig_atomic_t interrupted;
 static void on_interrupt(int sig) {
   (void)sig;
   interrupted = 1;
+  mt_stop_requested = 1; /* a command running stops (util.h); at the prompt it is reset before the next */
 }
 
 static int read_command(repl *R, FILE *in, bool interactive, strbuf *cmd) {
@@ -960,7 +973,15 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
     bool is_expect = !strncmp(s, "expect", 6);
     if (!is_expect) R->nrefused = 0; /* an expectation reads the previous command's refusal */
     sb_free(&R->fired);
+    mt_stop_requested = 0;
+    mt_progress_to = interactive && !R->json && isatty(2) ? stderr : NULL; /* progress at a terminal only */
     int rc = dispatch(R, s, prev_ok);
+    mt_progress_end();
+    mt_progress_to = NULL;
+    if (mt_stop_requested && interactive) { /* Ctrl-C while it ran: said, the prompt comes back */
+      if (rc == 0) say(R, "%s(interrupted)", R->out.n ? "\n" : "");
+      mt_stop_requested = 0;
+    }
     if (R->quit) {
       emit(R, out);
       break;

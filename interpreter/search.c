@@ -219,7 +219,7 @@ bool bot_search_choose(mt_game *g, uint64_t *rng, mt_choice *out) {
   int winners = find_var(&g->r->prog, "winners");
   double sum[SEARCH_CAP] = {0};
   int count[SEARCH_CAP] = {0};
-  for (int round = 0; round < search_playouts; round++) {
+  for (int round = 0; round < search_playouts && !mt_stop_requested; round++) { /* Ctrl-C: the rounds so far decide */
     if (round > 0) {
       mt_copy_state(world, g);
       bot_determinize(world, me, rng);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 void *mt_realloc(void *p, size_t n) {
@@ -381,4 +382,35 @@ bool mt_write_file(const char *path, const char *data, size_t n, strbuf *why) {
     return false;
   }
   return mt_out_commit(&o, why);
+}
+
+volatile int mt_stop_requested;
+FILE *mt_progress_to;
+static struct timespec progress_last;
+static bool progress_shown;
+
+/* One line of progress over the last (carriage return, the line cleared), no more than four
+ * times a second: a terminal's standard error only (the console decides where it goes). */
+void mt_progress(const char *fmt, ...) {
+  if (!mt_progress_to) return;
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  double since = (double)(t.tv_sec - progress_last.tv_sec) + (double)(t.tv_nsec - progress_last.tv_nsec) / 1e9;
+  if (progress_shown && since < 0.25) return;
+  progress_last = t;
+  progress_shown = true;
+  va_list ap;
+  va_start(ap, fmt);
+  fputs("\r\033[K", mt_progress_to);
+  vfprintf(mt_progress_to, fmt, ap);
+  va_end(ap);
+  fflush(mt_progress_to);
+}
+
+void mt_progress_end(void) {
+  if (mt_progress_to && progress_shown) {
+    fputs("\r\033[K", mt_progress_to);
+    fflush(mt_progress_to);
+  }
+  progress_shown = false;
 }

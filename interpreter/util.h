@@ -104,4 +104,19 @@ void mt_out_abort(mt_out *o);               /* the destination untouched; safe a
 /* N bytes of DATA as the whole content of PATH, by mt_out. */
 bool mt_write_file(const char *path, const char *data, size_t n, strbuf *why);
 
+/* Asking a long piece of work to stop (the console's Ctrl-C while a command runs): set from a
+ * signal handler, read by the loops that can run long (the search of verify, the bots' playouts,
+ * a game played on by bots), which then stop as if their budget had run out. */
+extern volatile int mt_stop_requested;
+/* Where long work says how far it is (the console sets it to standard error at a terminal, never
+ * for --json or a pipe); NULL: silent.  mt_progress prints one line over the last, at most a few
+ * times a second; mt_progress_end clears it. */
+extern FILE *mt_progress_to;
+void mt_progress(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+void mt_progress_end(void);
+
 #endif

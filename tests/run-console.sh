@@ -40,6 +40,34 @@ if command -v script >/dev/null 2>&1; then
   if printf '%s' "$out" | grep -aq 'arrakeen  arsunt'; then ok; else bad "Tab after 'why ship atreides ar' offers the territories" "$out"; fi
 fi
 
+# Ctrl-C while a command runs (issue 25): it stops, the game is put back as it was before it, and
+# the prompt comes back; a long verify shows its progress on the terminal's standard error
+if command -v script >/dev/null 2>&1; then
+  out=$( (printf 'new seed=1\n'; sleep 1; printf "verify always turn < 5 by turn 3 --max-seconds 60\n"; sleep 3; printf '\003'; sleep 1;
+          printf 'check turn == 0\n'; sleep 0.5; printf 'quit\n'; sleep 0.3) |
+    MENTAT_HISTORY="$TMP/hist3" NO_COLOR=1 timeout 50 script -qfc "$MENTAT repl" /dev/null 2>&1 | tr -d '\r')
+  if printf '%s' "$out" | grep -q 'interrupted (Ctrl-C)' && printf '%s' "$out" | grep -q 'verify: [0-9]* positions, [0-9]* positions/s' &&
+     printf '%s' "$out" | grep -q 'check passed' && printf '%s' "$out" | grep -q 'mentat> quit'; then ok
+  else bad "Ctrl-C stops a running verify, progress shown, the prompt back" "$out"; fi
+  out=$( (printf 'new seed=1\nbots search\nturn 2\nphase bidding\n'; sleep 1; printf 'run game\n'; sleep 1; printf '\003'; sleep 1;
+          printf 'check turn == 2 and high_bidder == none\n'; sleep 0.5; printf 'quit\n'; sleep 0.3) |
+    MENTAT_HISTORY="$TMP/hist4" NO_COLOR=1 timeout 50 script -qfc "$MENTAT repl" /dev/null 2>&1 | tr -d '\r')
+  if printf '%s' "$out" | grep -q 'interrupted (Ctrl-C): the game is put back as it was before this command' &&
+     printf '%s' "$out" | grep -q 'check passed'; then ok
+  else bad "Ctrl-C stops 'run game' with search bots and puts the game back" "$out"; fi
+fi
+# progress never goes to a pipe nor into --json
+out=$(printf 'new seed=1\nverify always turn < 5 by turn 3 --max-seconds 1\n' | "$MENTAT" repl - 2>&1)
+if printf '%s' "$out" | grep -q 'positions/s, at most'; then bad "progress written to a pipe" "$out"; else ok; fi
+out=$(printf 'new seed=1\nverify always turn < 5 by turn 3 --max-seconds 1\n' | "$MENTAT" repl --json - 2>&1)
+if printf '%s' "$out" | grep -q 'positions/s, at most'; then bad "progress written into --json" "$out"; else ok; fi
+
+# a parameter's domain followed by a word other than `listed` is a clear error (language.md, Actions)
+printf 'variant bad "x" {\n  rule 9.01 "A bad domain" {\n    action go(f: faction, n: int in 1..3 bogus) { effect { } }\n  }\n}\n' > "$TMP/bad-listed.rules"
+out=$("$MENTAT" check --variant "$TMP/bad-listed.rules" 2>&1); rc=$?
+if [ $rc -eq 65 ] && printf '%s' "$out" | grep -q "bad-listed.rules:3:42: error: expected ',' or ')' after a parameter's domain (or 'listed'), not 'bogus'"; then ok
+else bad "a domain followed by another word than 'listed' (exit $rc)" "$out"; fi
+
 # Command-line conventions: --version, COMMAND --help on stdout with exit 0, standard input as a script
 if out=$("$MENTAT" --version 2>&1) && printf '%s' "$out" | grep -q '^mentat [0-9]'; then ok; else bad "mentat --version" "$out"; fi
 for c in check run play explain rules repl simulate diff graph dump; do
