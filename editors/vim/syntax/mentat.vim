@@ -7,7 +7,7 @@ syn keyword mentatKeyword event var rule ability value action phase step game fa
 syn keyword mentatConstant true false none
 syn keyword mentatOperator and or not in is
 syn keyword mentatAggregate sum any all min_of max_of min_by max_by
-syn keyword mentatBuiltin factions territories sectors leaders_of in_game count first min max abs div_up div_round sectors_of has_tag tagged borders neighbours distance within sector_add storm_path storm_sectors in_storm reachable reachable_from tokens tokens_of tokens_at tokens_at_of kinds_of pooled pooled_of occupants occupants_at occupied_by controls occupied_sectors section pool move move_all turn_over base_card pile pile_size top holds pile_of deck_of put draw shuffle strength leader_owner leader_status leader_holder leader_area leader_used set_leader_status set_leader_holder set_leader_area set_leader_used in_force try_use karama_window random_member random
+syn keyword mentatBuiltin factions territories sectors leaders_of in_game count first min max abs div_up div_round sectors_of has_tag tagged borders neighbours distance within sector_add storm_path storm_sectors in_storm reachable reachable_from tokens tokens_of tokens_at tokens_at_of kinds_of pooled pooled_of occupants occupants_at occupied_by controls occupied_sectors section pool move move_all turn_over base_card copy_in pile pile_size top holds pile_of deck_of put draw shuffle strength leader_owner leader_status leader_holder leader_area leader_used set_leader_status set_leader_holder set_leader_area set_leader_used in_force try_use karama_window random_member random
 syn match mentatNumber "\<[0-9]\+\>"
 " a rule number after the number: at the same place the later match wins
 syn match mentatRuleNumber "\<[0-9]\+\(\.[0-9]\+\)\+"
