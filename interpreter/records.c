@@ -74,21 +74,6 @@ long sim_run_game(const sim_run *run, uint64_t seed) {
 
 /* ---- writing ---- */
 
-void sim_json_list(strbuf *b, const char *list) {
-  sb_putc(b, '[');
-  const char *s = list ? list : "";
-  for (int k = 0; *s; k++) {
-    const char *e = strchr(s, ',');
-    size_t n = e ? (size_t)(e - s) : strlen(s);
-    char *one = mt_strndup(s, n);
-    if (k) sb_putc(b, ',');
-    sb_json_str(b, one);
-    mt_free(one);
-    s += n + (e ? 1 : 0);
-  }
-  sb_putc(b, ']');
-}
-
 static void factions_json(strbuf *b, const sim_run *run) {
   sb_putc(b, '[');
   for (int f = 0; f < run->nfactions; f++) {
@@ -119,7 +104,7 @@ static void header(strbuf *b, const sim_run *run, bool shard) {
     sb_printf(b, ",\"%s_ruleset\":", who);
     sb_json_str(b, sd->ruleset ? sd->ruleset : "");
     sb_printf(b, ",\"%s_variants\":", who);
-    sim_json_list(b, sd->variants);
+    sb_json_list(b, sd->variants);
   }
   sb_puts(b, "}\n");
 }
@@ -134,7 +119,7 @@ void sim_record_write(strbuf *b, const sim_run *run, const sim_record *rec) {
   sb_puts(b, ",\"ruleset\":");
   sb_json_str(b, sd->ruleset);
   sb_puts(b, ",\"variants\":");
-  sim_json_list(b, sd->variants);
+  sb_json_list(b, sd->variants);
   sb_puts(b, ",\"bots\":");
   sb_json_str(b, run->bots);
   sb_puts(b, ",\"factions\":");

@@ -212,18 +212,9 @@ static void diff_json(const mt_rules *with, const change *c, int n, strbuf *out)
   const program *p = &with->prog;
   sb_puts(out, "{\"base\":{\"pack\":");
   sb_json_str(out, with->components ? with->components : "");
-  sb_printf(out, ",\"ruleset\":\"%s\"},\"variants\":[", with->advanced ? "advanced" : "basic");
-  const char *vl = with->variant_list ? with->variant_list : "";
-  for (int i = 0; *vl; i++) {
-    const char *e = strchr(vl, ',');
-    size_t len = e ? (size_t)(e - vl) : strlen(vl);
-    char *name = mt_strndup(vl, len);
-    if (i) sb_putc(out, ',');
-    sb_json_str(out, name);
-    mt_free(name);
-    vl += len + (e ? 1 : 0);
-  }
-  sb_puts(out, "],\"changes\":[");
+  sb_printf(out, ",\"ruleset\":\"%s\"},\"variants\":", with->advanced ? "advanced" : "basic");
+  sb_json_list(out, with->variant_list);
+  sb_puts(out, ",\"changes\":[");
   for (int i = 0; i < n; i++) {
     const rule_rec *rr = &p->rules[c[i].rule];
     sb_printf(out, "%s\n{\"kind\":\"%s\",\"rule\":", i ? "," : "", c[i].kind);

@@ -784,7 +784,7 @@ static void simulate_report(const sim_play *P, const sim_tally *T, long missing,
     /* the run as compare reports it: what played, and each faction's share with its 95% Wilson interval */
     strbuf id = {0};
     sb_printf(&id, "},\"seed\":%llu,\"ruleset\":\"%s\",\"variants\":", (unsigned long long)o->seed, r->advanced ? "advanced" : "basic");
-    sim_json_list(&id, r->variant_names);
+    sb_json_list(&id, r->variant_names);
     sb_printf(&id, ",\"bots\":\"%s\",\"hash\":\"%s\",\"factions\":[", bots_name(o), hash);
     for (int f = 0; f < def->nfactions; f++) {
       double lo, hi;

@@ -239,10 +239,10 @@ static void print_json(const sim_run *run, const summary *S) {
   sb_json_str(&b, run->side[SIM_BASE].ruleset ? run->side[SIM_BASE].ruleset : "");
   const sim_side *V = &run->side[run->paired ? SIM_VARIANT : SIM_BASE];
   sb_puts(&b, ",\"variants\":");
-  sim_json_list(&b, V->variants);
+  sb_json_list(&b, V->variants);
   if (run->paired) {
     sb_puts(&b, ",\"against\":");
-    sim_json_list(&b, run->side[SIM_BASE].variants);
+    sb_json_list(&b, run->side[SIM_BASE].variants);
   }
   sb_puts(&b, ",\"bots\":");
   sb_json_str(&b, run->bots ? run->bots : "");

@@ -59,9 +59,6 @@ typedef struct sim_run {
  * ending in a newline, appended to OUT (docs/balance.md). */
 void sim_header_write(strbuf *out, const sim_run *run);
 
-/* A comma-separated list as a JSON array of strings, appended to B. */
-void sim_json_list(strbuf *b, const char *list);
-
 /* Whether A and B are the same run and shard; if not, the first difference
  * in WHY ("LA has FIELD:X, LB FIELD:Y"). */
 bool sim_run_same(const sim_run *a, const sim_run *b, const char *la, const char *lb, strbuf *why);

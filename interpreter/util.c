@@ -99,6 +99,21 @@ void sb_json_str(strbuf *b, const char *s) {
   sb_putc(b, '"');
 }
 
+void sb_json_list(strbuf *b, const char *list) {
+  sb_putc(b, '[');
+  const char *s = list ? list : "";
+  for (int k = 0; *s; k++) {
+    const char *e = strchr(s, ',');
+    size_t n = e ? (size_t)(e - s) : strlen(s);
+    char *one = mt_strndup(s, n);
+    if (k) sb_putc(b, ',');
+    sb_json_str(b, one);
+    mt_free(one);
+    s += n + (e ? 1 : 0);
+  }
+  sb_putc(b, ']');
+}
+
 void sb_free(strbuf *b) {
   mt_free(b->s);
   b->s = NULL;

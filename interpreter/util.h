@@ -51,6 +51,7 @@ void sb_printf(strbuf *b, const char *fmt, ...)
 #endif
     ;
 void sb_json_str(strbuf *b, const char *s); /* quoted, escaped JSON string */
+void sb_json_list(strbuf *b, const char *list); /* a comma-separated LIST (NULL: none) as a JSON array of strings */
 void sb_free(strbuf *b);
 char *sb_take(strbuf *b); /* returns the NUL-terminated string, resets b */
 
