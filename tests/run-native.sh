@@ -221,7 +221,9 @@ if [ "$(id -u)" -eq 0 ]; then # as nobody, whose home (/nonexistent) does not ex
   # in a private directory, as in the fresh-clone build of run-fresh-build.sh)
   cp "$MENTAT" "$pub/mentat" && cp -R tests/fixtures/race "$pub/race" && chmod -R a+rX "$pub/mentat" "$pub/race"
   NGAME="simulate --components $pub/race --games 6 --seed 3"
-  asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env -u HOME -u XDG_CACHE_HOME -u MENTAT_CACHE TMPDIR="$pub/t" "$@"; }
+  # and finds the compiler where nobody may run it (a fresh machine's PATH may hold only private links to it)
+  ccdir=$(dirname "$(readlink -f "$(command -v "${CC:-cc}")")")
+  asnobody() { setpriv --reuid=65534 --regid=65534 --clear-groups env -u HOME -u XDG_CACHE_HOME -u MENTAT_CACHE TMPDIR="$pub/t" PATH="$ccdir:$PATH" "$@"; }
   # shellcheck disable=SC2086
   asnobody "$pub/mentat" $NGAME --native >"$TMP/o6" 2>"$TMP/e6"
   rc=$?
@@ -244,7 +246,7 @@ if [ "$(id -u)" -eq 0 ]; then # as nobody, whose home (/nonexistent) does not ex
   # a cache the user cannot write to says so
   mkdir -m 500 "$pub/ro" && chown 65534 "$pub/ro"
   # shellcheck disable=SC2086
-  setpriv --reuid=65534 --regid=65534 --clear-groups env MENTAT_CACHE="$pub/ro" "$pub/mentat" $NGAME --native >/dev/null 2>"$TMP/e"
+  setpriv --reuid=65534 --regid=65534 --clear-groups env MENTAT_CACHE="$pub/ro" PATH="$ccdir:$PATH" "$pub/mentat" $NGAME --native >/dev/null 2>"$TMP/e"
   rc=$?
   if [ $rc -ne 0 ] && grep -q "cannot create a build directory in the native cache '$pub/ro': Permission denied" "$TMP/e"; then ok
   else bad "an unwritable cache (exit $rc)" "$(cat "$TMP/e")"; fi
