@@ -583,7 +583,7 @@ static void game_done(sim_play *P) {
   if (P->show && now() - P->shown > 0.25) progress(P->who, P->done, P->ntodo, P->t0, false), P->shown = now();
 }
 
-/* In worker W: its games (every jobs-th of TODO), each game's result lines
+/* In worker W: its share of the games still to play (every jobs-th one), each game's result lines
  * sent as soon as it ends. */
 static void work(void *ud, int w, int fd) {
   sim_play *P = ud;
