@@ -626,13 +626,57 @@ typedef struct raw_deck {
 } raw_deck;
 
 typedef struct decks_raw {
-  ys *piles, *pile_scope, *pile_vis;
-  size_t npiles, cap1, cap2, cap3;
+  raw_piles piles;
   raw_decl *cattr;
   size_t ncattr, capcattr;
   raw_deck *decks;
   size_t ndecks, capdecks;
 } decks_raw;
+
+/* Reads a `piles:` mapping (id -> { scope, visibility }) of the decks file or of a faction sheet. */
+void data_read_piles(yr *r, raw_piles *b) {
+  if (!data_expect_map(r, "piles")) return;
+  keyseen ks2 = {0};
+  ys k2;
+  while (data_map_key(r, &ks2, &k2)) {
+    ys scope = k2, vis = k2;
+    scope.s = "global";
+    vis.s = "public";
+    if (data_expect_map(r, "a pile")) {
+      keyseen ks3 = {0};
+      ys k3;
+      static const char *const pk[] = {"scope", "visibility"};
+      while (data_map_key(r, &ks3, &k3)) {
+        if (data_keyis(&k3, "scope")) data_expect_scalar(r, "scope", &scope);
+        else if (data_keyis(&k3, "visibility")) data_expect_scalar(r, "visibility", &vis);
+        else data_unknown_key(r, &k3, "a pile", pk, 2);
+      }
+    }
+    AVEC_PUSH(&r->ld->ar, b->id, b->n, b->cap1, k2);
+    b->n--;
+    AVEC_PUSH(&r->ld->ar, b->vis, b->n, b->cap3, vis);
+    b->n--;
+    AVEC_PUSH(&r->ld->ar, b->scope, b->n, b->cap2, scope);
+  }
+}
+
+/* Declares the piles read by data_read_piles; a name already declared (by the decks file or another
+ * sheet) is an error at its key. */
+void data_build_piles(data_loader *ld, const raw_piles *b) {
+  board_def *def = ld->def;
+  def->piles = mt_realloc(def->piles, (size_t)(def->npiles + (int)b->n + 1) * sizeof *def->piles);
+  for (size_t i = 0; i < b->n; i++) {
+    data_check_id(ld, &b->id[i], "pile");
+    if (board_pile_index(def, b->id[i].s) >= 0) {
+      data_lerr(ld, b->id[i].sp, "pile '%s' is already declared", b->id[i].s);
+      continue;
+    }
+    board_pile p = {mt_strdup(b->id[i].s), BS_GLOBAL, VIS_PUBLIC};
+    parse_scope(ld, &b->scope[i], &p.scope, false);
+    parse_visibility(ld, &b->vis[i], &p.visibility);
+    def->piles[def->npiles++] = p;
+  }
+}
 
 static void read_decks(yr *r, decks_raw *b) {
   static const char *const keys[] = {"piles", "card_attributes", "decks"};
@@ -640,31 +684,8 @@ static void read_decks(yr *r, decks_raw *b) {
   keyseen ks = {0};
   ys k;
   while (data_map_key(r, &ks, &k)) {
-    if (data_keyis(&k, "piles")) {
-      if (!data_expect_map(r, "piles")) continue;
-      keyseen ks2 = {0};
-      ys k2;
-      while (data_map_key(r, &ks2, &k2)) {
-        ys scope = k2, vis = k2;
-        scope.s = "global";
-        vis.s = "public";
-        if (data_expect_map(r, "a pile")) {
-          keyseen ks3 = {0};
-          ys k3;
-          static const char *const pk[] = {"scope", "visibility"};
-          while (data_map_key(r, &ks3, &k3)) {
-            if (data_keyis(&k3, "scope")) data_expect_scalar(r, "scope", &scope);
-            else if (data_keyis(&k3, "visibility")) data_expect_scalar(r, "visibility", &vis);
-            else data_unknown_key(r, &k3, "a pile", pk, 2);
-          }
-        }
-        AVEC_PUSH(&r->ld->ar, b->piles, b->npiles, b->cap1, k2);
-        b->npiles--;
-        AVEC_PUSH(&r->ld->ar, b->pile_vis, b->npiles, b->cap3, vis);
-        b->npiles--;
-        AVEC_PUSH(&r->ld->ar, b->pile_scope, b->npiles, b->cap2, scope);
-      }
-    } else if (data_keyis(&k, "card_attributes")) read_decls(r, &b->cattr, &b->ncattr, &b->capcattr, false, "card_attributes");
+    if (data_keyis(&k, "piles")) data_read_piles(r, &b->piles);
+    else if (data_keyis(&k, "card_attributes")) read_decls(r, &b->cattr, &b->ncattr, &b->capcattr, false, "card_attributes");
     else if (data_keyis(&k, "decks")) {
       if (!data_expect_map(r, "decks")) continue;
       keyseen ks2 = {0};
@@ -761,15 +782,7 @@ static void add_card(data_loader *ld, const char *id, const char *name, int deck
 
 static void build_decks(data_loader *ld, decks_raw *b) {
   board_def *def = ld->def;
-  def->piles = mt_realloc(def->piles, (size_t)(def->npiles + (int)b->npiles + 1) * sizeof *def->piles);
-  for (size_t i = 0; i < b->npiles; i++) {
-    data_check_id(ld, &b->piles[i], "pile");
-    if (board_pile_index(def, b->piles[i].s) >= 0) data_lerr(ld, b->piles[i].sp, "pile '%s' is already declared", b->piles[i].s);
-    board_pile p = {mt_strdup(b->piles[i].s), BS_GLOBAL, VIS_PUBLIC};
-    parse_scope(ld, &b->pile_scope[i], &p.scope, false);
-    parse_visibility(ld, &b->pile_vis[i], &p.visibility);
-    def->piles[def->npiles++] = p;
-  }
+  data_build_piles(ld, &b->piles);
   if (b->ncattr) {
     board_attr *na;
     int nn;

@@ -43,6 +43,7 @@ typedef struct faction_raw {
   size_t nleaders, capleaders;
   ys *akeys, *avals;
   size_t nattr, ca1, ca2;
+  raw_piles piles;    /* piles the faction brings into the game (a private deck, Face Dancers...) */
 } faction_raw;
 
 static void read_faction(yr *r, faction_raw *f) {
@@ -51,6 +52,7 @@ static void read_faction(yr *r, faction_raw *f) {
   while (data_map_key(r, &ks, &k)) {
     if (data_keyis(&k, "name")) f->has_name = data_expect_scalar(r, "name", &f->name);
     else if (data_keyis(&k, "aliases")) data_read_list(r, "aliases", &f->aliases);
+    else if (data_keyis(&k, "piles")) data_read_piles(r, &f->piles);
     else if (data_keyis(&k, "forces")) {
       f->has_forces = true;
       if (!data_expect_map(r, "forces")) continue;
@@ -171,11 +173,11 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
   for (size_t i = 0; i < fr->nattr; i++) {
     int a = board_faction_attr_index(def, fr->akeys[i].s);
     if (a < 0) {
-      static const char *const fixed[] = {"name", "aliases", "forces", "start", "start_options", "leaders"};
-      size_t nc = 6 + (size_t)def->nfaction_attrs;
+      static const char *const fixed[] = {"name", "aliases", "forces", "start", "start_options", "leaders", "piles"};
+      size_t nfixed = sizeof fixed / sizeof *fixed, nc = nfixed + (size_t)def->nfaction_attrs;
       const char **c = mt_calloc(nc, sizeof *c);
-      for (size_t m = 0; m < 6; m++) c[m] = fixed[m];
-      for (int m = 0; m < def->nfaction_attrs; m++) c[6 + m] = def->faction_attrs[m].name;
+      for (size_t m = 0; m < nfixed; m++) c[m] = fixed[m];
+      for (int m = 0; m < def->nfaction_attrs; m++) c[nfixed + (size_t)m] = def->faction_attrs[m].name;
       const char *sug = diag_suggest(fr->akeys[i].s, c, nc);
       if (sug) data_lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (did you mean '%s'?)", fr->akeys[i].s, id, sug);
       else data_lerr(ld, fr->akeys[i].sp, "unknown key '%.40s' in faction '%s' (declare it under 'faction_attributes')", fr->akeys[i].s, id);
@@ -293,6 +295,9 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
     L->strength = strength;
   }
   F->nleaders = def->nleaders - F->first_leader;
+  /* the piles the sheet brings: declared like the decks file's, for every faction when their scope
+   * is faction (a pile of the game's, whichever factions play) */
+  data_build_piles(ld, &fr->piles);
 }
 
 int data_faction_load(data_loader *ld, const char *name, const char *text, size_t len) {

@@ -73,6 +73,12 @@ typedef struct yr {
     (v)[(n)++] = (x);                                                               \
   } while (0)
 
+/* A `piles:` mapping as read (decks file, faction sheets): ids with their scope and visibility. */
+typedef struct raw_piles {
+  ys *id, *scope, *vis;
+  size_t n, cap1, cap2, cap3;
+} raw_piles;
+
 typedef struct keyseen {
   ys *k;
   size_t n, cap;
@@ -114,6 +120,9 @@ int data_resolve_area(data_loader *ld, const ys *v);
 int data_resolve_section(data_loader *ld, const ys *v);
 
 /* A faction file (data_faction.c): read, checked and added to the board. */
+/* The `piles:` reader and builder shared by the decks file and the faction sheets (data.c). */
+void data_read_piles(yr *r, raw_piles *p);
+void data_build_piles(data_loader *ld, const raw_piles *p);
 int data_faction_load(data_loader *ld, const char *name, const char *text, size_t len);
 
 #endif

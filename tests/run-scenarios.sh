@@ -1,12 +1,16 @@
 #!/bin/sh
 # Runs every console scenario (tests/scenarios/*.mentat) against the standard
 # pack; each must exit 0 (all its expectations met).  Last line: N passed, N failed.
+# A scenario of a pack laid over the standard one (an expansion: expansions/NAME) says so in a
+# line '# pack: DIR' (DIR relative to the checkout), and is run with --pack DIR.
 BUILD=${BUILD:-build}
 pass=0
 failn=0
 for f in tests/scenarios/*.mentat; do
   [ -e "$f" ] || continue
-  if out=$("$BUILD/mentat" repl "$f" 2>&1); then
+  packs=$(sed -n 's/^# pack: *//p' "$f" | sed 's/^/--pack /' | tr '\n' ' ')
+  # shellcheck disable=SC2086 # the pack options are words
+  if out=$("$BUILD/mentat" repl $packs "$f" 2>&1); then
     pass=$((pass + 1))
   else
     failn=$((failn + 1))

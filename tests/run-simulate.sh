@@ -9,7 +9,8 @@
 #   - bad --factions lists are usage errors;
 #   - --ruleset basic|advanced is a pack option: it reaches the replay line,
 #     and any other ruleset is a usage error;
-#   - --bots takes one bot per faction; search bots play a game through.
+#   - --bots takes one bot per faction; search bots play a game through;
+#   - every expansion pack plays its factions with every invariant holding.
 # Last line: N passed, N failed.
 BUILD=${BUILD:-build}
 MENTAT=$BUILD/mentat
@@ -100,6 +101,25 @@ for b in search,random best random,,random; do
   "$MENTAT" simulate --bots "$b" --games 1 >"$TMP/out" 2>"$TMP/err"
   rc=$?
   if [ $rc -eq 64 ] && grep -q -- '--bots' "$TMP/err"; then ok; else bad "simulate --bots '$b' (exit $rc)" "$(cat "$TMP/err")"; fi
+done
+
+# 8. every expansion pack (expansions/*/) laid over the base game plays its factions with every
+# invariant, Basic, Advanced and under the WBC variant, random and heuristic bots (its own
+# conservation laws included: the Tleilaxu's Face Dancers)
+for p in expansions/*/; do
+  [ -d "$p" ] || continue
+  facs=atreides,harkonnen,emperor,fremen
+  for f in "$p"factions/*.yaml; do [ -e "$f" ] && facs="$facs,$(basename "$f" .yaml)"; done
+  for opts in "--ruleset basic" "--ruleset advanced" "--variant wbc-2022"; do
+    for b in random heuristic; do
+      n=60; [ "$b" = heuristic ] && n=8
+      # shellcheck disable=SC2086 # the options are words
+      "$MENTAT" simulate --pack "$p" --factions "$facs" $opts --bots $b --games $n --seed 1 >"$TMP/out" 2>"$TMP/err"
+      rc=$?
+      if [ $rc -eq 0 ] && head -1 "$TMP/out" | grep -q "^$n games (0 failed)"; then ok
+      else bad "simulate --pack $p --factions $facs $opts --bots $b (exit $rc)" "$(cat "$TMP/out" "$TMP/err")"; fi
+    done
+  done
 done
 
 echo "$pass passed, $failn failed"
