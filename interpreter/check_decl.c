@@ -941,7 +941,13 @@ bool sema_check(program *p, diag *d, arena *a) {
       case AST_INVARIANT: {
         chk_begin_fn(&c, FN_PURE);
         chk_expect(&c, it->kids[0], TY_BOOL, chk_check_expr(&c, it->kids[0], TY_BOOL));
-        invariant_rec iv = {r, it->str, it->kids[0], -1, c.nslots};
+        invariant_rec iv = {r, it->str, it->kids[0], -1, c.nslots, NULL, -1, 0};
+        if (it->nkids > 1 && it->kids[1]) { /* the repair: statements, run as an effect without parameters */
+          chk_begin_fn(&c, FN_EFFECT);
+          chk_check_block(&c, it->kids[1]);
+          iv.repair = it->kids[1];
+          iv.repair_nlocals = c.nslots;
+        }
         VEC_PUSH(p->invariants, p->ninvariants, p->capinvariants, iv);
         break;
       }

@@ -167,7 +167,7 @@ int repl_cmd_why(repl *R, const char *rest);
  * fremen ship 5 to funeral plain?`, `who wins now`): the command it stands for in OUT. */
 bool repl_question(repl *R, const char *line, strbuf *out);
 /* console_edit.c: after a position edit, a warning for each invariant of the rules it broke. */
-void repl_edit_warnings(repl *R, mt_game *before);
+int repl_edit_settle(repl *R, mt_game *before);
 /* console_ask.c: TEXT without the words that only make it a question (`can't`, `is it legal`). */
 bool repl_question_clause(const char *text, strbuf *out);
 

@@ -176,6 +176,9 @@ typedef struct invariant_rec {
   node *cond;
   int fn; /* pure function giving the condition */
   int nlocals;
+  node *repair;       /* `repair { ... }`: what a position edit that broke it implies, or NULL */
+  int repair_fn;      /* its effect function (no parameters), or -1 */
+  int repair_nlocals;
 } invariant_rec;
 
 typedef enum { FN_PURE, FN_EFFECT } fn_kind;
