@@ -450,6 +450,7 @@ static void stacked_lookahead(repl *R, int slot, int card, const char *pname) {
   mt_game *g = mt_clone(R->g);
   mt_game_set_log(g, NULL, NULL);
   g->v.fired = NULL;
+  g->v.shuffled_rule = g->v.shuffled_slot = -1;
   vm_reset_stops(g->v.vs);
   uint64_t rng = R->bot_rng;
   for (int step = 0; step < 5000; step++) {
@@ -463,13 +464,16 @@ static void stacked_lookahead(repl *R, int slot, int card, const char *pname) {
     int pos = -1;
     int at = board_card_pile(g->L, g->v.st, card, &pos);
     if (at != slot) break; /* drawn (or dealt) as stacked */
-    if (pos != board_pile_count(g->L, g->v.st, slot) - 1) { /* still there, no longer on top */
+    if (pos != board_pile_count(g->L, g->v.st, slot) - 1 || g->v.shuffled_slot == slot) { /* reordered before drawn */
       const program *p = &R->r->prog;
-      int ph = g->v.vs->phase_rule;
-      say(R, "\nwarning: the rules reorder %s (a shuffle) before its top card is drawn%s%s%s%s: the card stacked will not "
-             "come up as stacked",
-          pname, ph >= 0 ? "; seen at the next decision, in " : "", ph >= 0 ? p->rules[ph].id : "", ph >= 0 ? " " : "",
-          ph >= 0 ? p->rules[ph].title : "");
+      int sr = g->v.shuffled_slot == slot ? g->v.shuffled_rule : -1, ph = g->v.vs->phase_rule;
+      if (sr >= 0)
+        say(R, "\nwarning: rule %s (%s) shuffles %s before its top card is drawn: the card stacked will not come up as stacked",
+            p->rules[sr].id, p->rules[sr].title ? p->rules[sr].title : "", pname);
+      else
+        say(R, "\nwarning: the rules reorder %s before its top card is drawn%s%s%s%s: the card stacked will not come up as stacked",
+            pname, ph >= 0 ? "; seen at the next decision, in " : "", ph >= 0 ? p->rules[ph].id : "", ph >= 0 ? " " : "",
+            ph >= 0 ? p->rules[ph].title : "");
       break;
     }
   }

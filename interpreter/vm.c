@@ -760,6 +760,7 @@ dispatch:
     R->sp = sp;
     x = vm_builtin(v, id, S + sp, &err, &errv);
     if (err) FAIL(err, id, 0, errv);
+    if (id == BI_shuffle) v->shuffled_rule = p->funcs[F->fn].rule, v->shuffled_slot = (int)S[sp];
     NEED(1);
     PUSH(x);
     DISPATCH();

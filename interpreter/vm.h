@@ -172,6 +172,9 @@ typedef struct vm {
   uint64_t log_audience; /* while a line is narrated: the data factions it is for (log for S), or 0: everyone */
   void (*fired)(void *ud, int fn); /* told of every rule code the game runs (triggers, steps, effects); may be NULL */
   void *fired_ud;
+  /* the rule whose code last shuffled a pile, and that pile's slot (-1: none since the caller
+   * set them so): the console's `stack` names the rule that will shuffle its card away */
+  int shuffled_rule, shuffled_slot;
   uint32_t memo_epoch;
   int32_t cycle[8];    /* VE_STACK: the functions of the innermost repeating calls (for the message) */
   int ncycle;
