@@ -2,6 +2,7 @@
  * rules, why (judged where the faction would be offered the action). */
 #define _POSIX_C_SOURCE 200809L
 #include "console.h"
+#include "ruleset_report.h"
 
 #include <ctype.h>
 #include <strings.h>
@@ -299,12 +300,28 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where, bool 
                          : "before the next phase to begin ends");
   if (phase >= 0) sb_printf(where, " (%s %s)", p->rules[phase].id, p->rules[phase].title ? p->rules[phase].title : "");
   sb_puts(where, ", the passive policy answering the decisions before");
+  strbuf offering = {0}; /* where the rules do offer it: the step, with its number, and its phase */
+  if (rules_offering(p, c->action, &offering)) sb_printf(where, "; %s is offered by %s", act, offering.s);
+  else sb_printf(where, "; no rule in force offers %s in a decision", act);
+  sb_free(&offering);
   sb_free(&taken);
   mt_game_free(g);
   return NULL;
 }
 
 static int why_clause(repl *R, const char *rest);
+
+/* Whether the verb of REST, read in G, leaves its action nothing to do (a count of 0 or less:
+ * `revive fremen 3` once the Fremen have revived 3 this turn). */
+static bool verb_met(repl *R, mt_game *g, const char *rest) {
+  mt_choice x;
+  char e[256];
+  if (game_parse_action(g, rest, &x, e, sizeof e) < 0 || x.action < 0) return false;
+  const action_rec *a = &R->r->prog.actions[x.action];
+  bool met = false;
+  for (int i = 1; i < a->nparams; i++) met |= a->ptype[i] == TY_INT && x.args[i] <= 0;
+  return met;
+}
 
 /* A question about something the rules may do without a decision (the Fremen's free revival):
  * the rest of this phase played on a copy, the passive policy answering, and what the rules
@@ -343,14 +360,10 @@ static bool run_forward(repl *R, const char *rest, const mt_choice *c, strbuf *o
       if (names) sb_printf(out, "\n  %.*s", (int)n, line);
       line = end ? end + 1 : NULL;
     }
-    if (c->verb) { /* the verb read again where the phase ends: nothing left for its action to do? */
-      mt_choice after;
-      char e[256];
-      if (game_parse_action(g, rest, &after, e, sizeof e) >= 0 && after.action >= 0) {
-        const action_rec *a = &R->r->prog.actions[after.action];
-        for (int i = 1; i < a->nparams; i++) *done |= a->ptype[i] == TY_INT && after.args[i] <= 0;
-      }
-    }
+    /* the verb read again where the phase ends: nothing left for its action to do, and something
+     * left before (a count already met now was met by what happened earlier, not by the rules
+     * still to run: no Yes for that) */
+    if (c->verb && !verb_met(R, R->g, rest)) *done = verb_met(R, g, rest);
   }
   sb_free(&said);
   mt_game_free(g);
