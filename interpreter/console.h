@@ -72,6 +72,7 @@ typedef struct repl {
   char **origin;       /* the commands that made the current position (`new`/`load`, then each change), for verify's witness */
   int norigin, caporigin;
   bool quiet_start;    /* mentat verify: the commands that make the start position say nothing unless they fail */
+  bool progress;       /* mentat verify: progress on a terminal although the commands come from a script */
   bool origin_known;   /* false after undo, redo or switch: the position's history is not a script any more */
   char *origin_pending; /* a `chance W...` line, joining the history with the command that takes its outcomes */
 } repl;

@@ -10,12 +10,33 @@ static bool bot_choice(repl *R, mt_choice *out) { return bot_choose(R->g, R->bot
 
 /* Continues the game: bots answer every decision until STOP says so.
  * MODE 0: to the next decision (or pause/end); 1: until the VM pauses or ends. */
+/* The progress line of a game the bots play (at a terminal, after half a second: mt_progress):
+ * decisions, their rate, the turn, and, when the run goes to the game's end, the time left at
+ * the pace of the turns played so far (the data's `turn` and the rules' `game_length`). */
+static void play_progress(repl *R, long decisions, double t0, int32_t turn0, bool to_end) {
+  double t = mt_seconds() - t0;
+  if (!mt_progress_to || t < 0.5) return;
+  int32_t turn = repl_get_var(R, "turn", 0), last = -1;
+  const program *p = &R->r->prog;
+  for (int i = 0; i < p->nvars; i++)
+    if (!strcmp(p->vars[i].name, "game_length")) last = (int32_t)board_var_get(LAY(R), ST(R), p->vars[i].board_var, 0, 0);
+  char left[96] = "";
+  if (to_end && last > 0 && turn > turn0 && turn <= last) /* whole turns played: their pace for the turns still to come */
+    snprintf(left, sizeof left, ", about %.0f s left", t / (turn - turn0) * (last - turn + 1));
+  mt_progress("run: turn %d%s%.0d, %ld decisions, %.1f decisions/s%s (Ctrl-C stops)", turn, last > 0 ? " of " : "", last > 0 ? last : 0,
+              decisions, (double)decisions / t, left);
+}
+
 int repl_advance(repl *R, int mode) {
   int st = mt_status(R->g);
   int guard = 0;
+  double t0 = mt_seconds();
+  int32_t turn0 = repl_get_var(R, "turn", 0);
+  bool to_end = R->g->v.vs->stop_turn < 0 && R->g->v.vs->stop_phase_end == -1;
   if (st == MT_PAUSED || st == VM_IDLE) st = vm_run(&R->g->v);
   while (st == MT_WAITING && mode == 1 && guard++ < 1000000) {
     if (mt_stop_requested) return fail(R, "interrupted (Ctrl-C): the game is put back as it was before this command");
+    play_progress(R, guard - 1, t0, turn0, to_end);
     mt_choice c;
     bool chose = bot_choice(R, &c);
     if (repl_chance_pending(R->g)) return fail(R, "a random event needs an outcome"); /* the bot's listing met it: run again */

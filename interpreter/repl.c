@@ -916,6 +916,7 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   if (o->rules) R->r = (mt_rules *)(uintptr_t)game_rules_retain(o->rules);
   R->file = script;
   R->quiet_start = o->no_summary;
+  R->progress = o->progress;
   int prev_ok = 1;
   bool interactive = !script && in == stdin && isatty(0);
   char histfile[4096] = "";
@@ -976,7 +977,7 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
     if (!is_expect) R->nrefused = 0; /* an expectation reads the previous command's refusal */
     sb_free(&R->fired);
     mt_stop_requested = 0;
-    mt_progress_to = interactive && !R->json && isatty(2) ? stderr : NULL; /* progress at a terminal only */
+    mt_progress_to = (interactive || R->progress) && !R->json && isatty(2) ? stderr : NULL; /* at a terminal only */
     int rc = dispatch(R, s, prev_ok);
     mt_progress_end();
     mt_progress_to = NULL;
