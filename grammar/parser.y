@@ -211,6 +211,7 @@ member: VALUE NAME '(' params ')' opt_type opt_when '=' expr {
           $$ = named(ls, AST_VALUE, @2, $2); ast_add(A, $$, $4); ast_add(A, $$, $6); ast_add(A, $$, $7); ast_add(A, $$, $9); }
       | ACTION NAME '(' params ')' '{' action_items '}' {
           $$ = named(ls, AST_ACTION, @2, $2); ast_add(A, $$, $4); ast_add(A, $$, $7); }
+      | VERB NAME '=' NAME { $$ = named(ls, AST_VERB, @2, $2); $$->str = $4; }
       | VERB NAME '(' params ')' '=' NAME '(' exprs ')' {
           $$ = named(ls, AST_VERB, @2, $2); ast_add(A, $$, $4);
           node *c = named(ls, AST_CALL, @7, $7); for (uint32_t i = 0; i < $9->nkids; i++) ast_add(A, c, $9->kids[i]);

@@ -788,6 +788,24 @@ static void check_verb(chk *c, int rule, node *v) {
   vr.name = v->name;
   vr.rule = rule;
   vr.ast = v;
+  if (v->str) { /* `verb land = ship`: another word players use for an action, a kind or a verb */
+    bool known = false;
+    cands cs = {0};
+    for (int k = 0; k < p->nactions; k++) {
+      chk_cand(&cs, p->actions[k].name);
+      known |= !strcmp(p->actions[k].name, v->str);
+      for (int j = 0; j < p->actions[k].nkinds; j++) known |= !strcmp(p->actions[k].kinds[j], v->str);
+    }
+    for (int k = 0; k < p->nverbs; k++) known |= !p->verbs[k].alias && !strcmp(p->verbs[k].name, v->str);
+    if (!known) {
+      chk_unknown(c, v->span, "action, kind or verb", v->str, &cs);
+      return;
+    }
+    vr.alias = v->str;
+    vr.action = -1;
+    VEC_PUSH(p->verbs, p->nverbs, p->capverbs, vr);
+    return;
+  }
   node *params = v->kids[0], *call = v->kids[1];
   chk_begin_fn(c, FN_PURE);
   for (uint32_t i = 0; i < params->nkids && i < MAX_PARAMS; i++) {

@@ -519,26 +519,34 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
   static const char *const asks[] = {"can", "could", "may", "might", "is", "are", "does", "would", "will", "am", "how", "cant", "cannot"};
   bool ask = false;
   for (size_t i = 0; i < sizeof asks / sizeof *asks; i++) ask |= !strcmp(w0, asks[i]);
-  if (n && !strcmp(w0, "who")) { /* who wins / is winning / would win / has won / is ahead */
+  bool tell = !strcmp(w0, "tell") || !strcmp(w0, "describe") || !strcmp(w0, "quote") || !strcmp(w0, "read") || !strcmp(w0, "look");
+  if (n && (!strcmp(w0, "who") || !strcmp(w0, "whos") || !strcmp(w0, "wholl"))) { /* who wins / who's winning / ... */
     for (int i = 1; i < n && !done; i++) {
       char k[64];
       grammar_key(w[i], k, sizeof k);
       if (!strncmp(k, "win", 3) || !strncmp(k, "won", 3) || !strcmp(k, "ahead") || !strncmp(k, "lead", 4))
         sb_puts(out, "winner"), done = true;
     }
-  } else if (n && (!strcmp(w0, "what") || !strcmp(w0, "which") || !strcmp(w0, "whats"))) {
+  } else if (n && (!strcmp(w0, "what") || !strcmp(w0, "which") || !strcmp(w0, "whats") || tell)) {
+    /* (`tell me about rule 1.06.05`, `describe 2.04.16`, `look up karama`: the same as `what`) */
     for (int i = 1; i < n && !done; i++) { /* a rule named by its number */
       char k[64];
       grammar_key(w[i], k, sizeof k);
       if (R->r && sema_find_rule(&R->r->prog, k) >= 0) sb_printf(out, "explain %s", k), done = true;
     }
+    int last = n - 1; /* what can X do [now, right now, this turn, ...]: the words after `do` only say when */
+    for (int i = 2; i < n; i++) {
+      char k[64];
+      grammar_key(w[i], k, sizeof k);
+      if (!strcmp(k, "do")) last = i;
+    }
     if (!done && n >= 3) { /* what can X do */
       char k1[64], kl[64];
       grammar_key(w[1], k1, sizeof k1);
-      grammar_key(w[n - 1], kl, sizeof kl);
+      grammar_key(w[last], kl, sizeof kl);
       if (!strcmp(k1, "can") && !strcmp(kl, "do") && R->g) {
         sb_puts(out, "legal");
-        for (int i = 2; i < n - 1; i++) {
+        for (int i = 2; i < last; i++) {
           char k[64];
           grammar_key(w[i], k, sizeof k);
           if (strcmp(k, "the")) sb_printf(out, " %s", k);
@@ -548,7 +556,8 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
     }
     if (!done) { /* what does karama do: the rules about the words that are left */
       static const char *const skip[] = {"what", "which", "whats", "does", "do", "is", "are", "the", "a", "rule", "rules", "say", "says",
-                                         "about", "mean", "means", "happen", "happens", "when", "of", "to", "for", "in"};
+                                         "about", "mean", "means", "happen", "happens", "when", "of", "to", "for", "in", "tell",
+                                         "me", "us", "describe", "quote", "read", "look", "up", "again", "please"};
       strbuf q = {0};
       for (int i = 0; i < n; i++) {
         char k[64];

@@ -570,7 +570,7 @@ static int parse_verb(const mt_game *g, char **words, const uint8_t *hint, int n
   program *p = &r->prog;
   const verb_rec *vb = NULL;
   for (int i = 0; i < p->nverbs && !vb; i++)
-    if (same_word(p->verbs[i].name, words[0])) vb = &p->verbs[i];
+    if (!p->verbs[i].alias && same_word(p->verbs[i].name, words[0])) vb = &p->verbs[i];
   if (!vb) return 0;
   action_rec as = {0}; /* the verb's parameters, as an action without domains */
   as.name = vb->name;
@@ -713,6 +713,18 @@ static void subject_first(const mt_game *g, char **words, uint8_t *hint, int nw)
   words[0] = w, hint[0] = h;
 }
 
+/* W, or the word it is another word for (`verb land = ship`), unless W names a component. */
+static const char *word_for(const mt_game *g, const char *w) {
+  const program *p = &g->r->prog;
+  static const int named_types[] = {TY_FACTION, TY_TERRITORY, TY_LEADER, TY_CARD};
+  int64_t v;
+  for (size_t t = 0; t < sizeof named_types / sizeof *named_types; t++)
+    if (parse_value(g, named_types[t], w, &v)) return w;
+  for (int i = 0; i < p->nverbs; i++)
+    if (p->verbs[i].alias && same_word(p->verbs[i].name, w)) return p->verbs[i].alias;
+  return w;
+}
+
 static int parse_read(const mt_game *g, const char *text, int join, mt_choice *c, bool allow_open, char *err, size_t errlen) {
   const vm_state *vs = g->v.vs;
   char buf[1024];
@@ -722,6 +734,7 @@ static int parse_read(const mt_game *g, const char *text, int join, mt_choice *c
   memset(c, 0, sizeof *c);
   c->action = -1;
   if (nw == 0) return snprintf(err, errlen, "empty choice"), -1;
+  for (int j = 0; j < nw; j++) words[j] = (char *)(uintptr_t)word_for(g, words[j]);
   switch (vs->dec.kind) {
   case DEC_MAY:
     if (!parse_value(g, TY_BOOL, words[0], &c->value) || c->value < 0 || c->value > 1)

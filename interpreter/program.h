@@ -157,8 +157,9 @@ typedef struct verb_rec {
   int nparams;
   int ptype[MAX_PARAMS];
   const char *pname[MAX_PARAMS];
-  int action;        /* the action it stands for */
+  int action;        /* the action it stands for (-1 for another word) */
   int nlocals;       /* slots its argument expressions need */
+  const char *alias; /* `verb NAME = WORD`: NAME is another word for WORD (an action, a kind, a verb), else NULL */
 } verb_rec;
 
 typedef struct proc_rec {
