@@ -393,6 +393,25 @@ static int why_clause(repl *R, const char *rest) {
   mt_game *at = NULL;
   bool not_offered = false; /* nowhere in this phase: the answer is No, whatever the guards say */
   if (game_parse_action(R->g, rest, &c, perr, sizeof perr) >= 0) at = decision_point(R, &c, &where, &not_offered);
+  if (not_offered && !c.verb) { /* a kind word (`pass`): the action of that kind this phase offers the faction, if any */
+    mt_choice cands[64];
+    bool ok[64];
+    int nc = game_parse_candidates(R->g, rest, cands, ok, 64);
+    for (int k = 0; k < nc && not_offered; k++) {
+      if (!ok[k] || cands[k].action == c.action || cands[k].args[0] != c.args[0]) continue;
+      strbuf w2 = {0};
+      bool no2 = false;
+      mt_game *at2 = decision_point(R, &cands[k], &w2, &no2);
+      if (no2) {
+        sb_free(&w2);
+        continue;
+      }
+      if (at) mt_game_free(at);
+      at = at2, not_offered = false, c = cands[k];
+      sb_free(&where);
+      where = w2;
+    }
+  }
   if (at && repl_chance_pending(at)) { /* on the way there, a random event that has no outcome yet */
     repl_chance_blocked(R, at);
     mt_game_free(at);
