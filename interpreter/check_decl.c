@@ -790,14 +790,18 @@ static void check_verb(chk *c, int rule, node *v) {
   vr.ast = v;
   if (v->str) { /* `verb land = ship`: another word players use for an action, a kind or a verb */
     bool known = false;
-    cands cs = {0};
     for (int k = 0; k < p->nactions; k++) {
-      chk_cand(&cs, p->actions[k].name);
       known |= !strcmp(p->actions[k].name, v->str);
       for (int j = 0; j < p->actions[k].nkinds; j++) known |= !strcmp(p->actions[k].kinds[j], v->str);
     }
     for (int k = 0; k < p->nverbs; k++) known |= !p->verbs[k].alias && !strcmp(p->verbs[k].name, v->str);
-    if (!known) {
+    if (!known) { /* the error, with a suggestion among the actions, kinds and verbs (chk_unknown frees them) */
+      cands cs = {0};
+      for (int k = 0; k < p->nactions; k++) {
+        chk_cand(&cs, p->actions[k].name);
+        for (int j = 0; j < p->actions[k].nkinds; j++) chk_cand(&cs, p->actions[k].kinds[j]);
+      }
+      for (int k = 0; k < p->nverbs; k++) chk_cand(&cs, p->verbs[k].name);
       chk_unknown(c, v->span, "action, kind or verb", v->str, &cs);
       return;
     }
