@@ -58,7 +58,7 @@ static node *rule(struct lex_state *ls, mt_span loc, int form, const char *id, c
 %token EXTENDS "extends" DISABLE "disable" REPLACE "replace" SUPERSEDES "supersedes"
 %token AMENDS "amends" BASIC "basic" ADVANCED "advanced" ALLIANCE "alliance" NOTE "note"
 %token KARAMA "karama" BEFORE "before" AFTER "after" INSTEAD "instead" OF "of" ON "on"
-%token PROCEDURE "procedure" INVARIANT "invariant" CHECK "check" REQUIRE "require" FORBID "forbid" BECAUSE "because"
+%token PROCEDURE "procedure" INVARIANT "invariant" REPAIR "repair" CHECK "check" REQUIRE "require" FORBID "forbid" BECAUSE "because"
 %token COST "cost" EFFECT "effect" WHEN "when" WHERE "where" ORDER "order" LET "let" SET "set"
 %token IF "if" ELSE "else" FOR "for" IN "in" BY "by" BREAK "break" SIGNAL "signal" RUN "run"
 %token MAY "may" ACT "act" IS "is" CAN "can" VERB "verb" ASK "ask" FROM "from" SECRET "secret" CANCEL "cancel" LOG "log"
@@ -211,6 +211,7 @@ member: VALUE NAME '(' params ')' opt_type opt_when '=' expr {
           $$ = named(ls, AST_VALUE, @2, $2); ast_add(A, $$, $4); ast_add(A, $$, $6); ast_add(A, $$, $7); ast_add(A, $$, $9); }
       | ACTION NAME '(' params ')' '{' action_items '}' {
           $$ = named(ls, AST_ACTION, @2, $2); ast_add(A, $$, $4); ast_add(A, $$, $7); }
+      | VERB NAME '=' NAME { $$ = named(ls, AST_VERB, @2, $2); $$->str = $4; }
       | VERB NAME '(' params ')' '=' NAME '(' exprs ')' {
           $$ = named(ls, AST_VERB, @2, $2); ast_add(A, $$, $4);
           node *c = named(ls, AST_CALL, @7, $7); for (uint32_t i = 0; i < $9->nkids; i++) ast_add(A, c, $9->kids[i]);
@@ -228,6 +229,8 @@ member: VALUE NAME '(' params ')' opt_type opt_when '=' expr {
       | PROCEDURE NAME '(' param_list ')' block {
           $$ = named(ls, AST_PROC, @2, $2); ast_add(A, $$, $4); ast_add(A, $$, $6); }
       | INVARIANT STRING expr { $$ = N(AST_INVARIANT, @1); $$->str = $2; ast_add(A, $$, $3); }
+      | INVARIANT STRING expr REPAIR block {
+          $$ = N(AST_INVARIANT, @1); $$->str = $2; ast_add(A, $$, $3); ast_add(A, $$, $5); }
       ;
 
 action_items: %empty { $$ = N(AST_LIST, @$); }

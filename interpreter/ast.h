@@ -42,7 +42,7 @@ typedef enum {
   AST_TRIGGER,  /* op = TRIG_*; name = event; kids[0] binders (AST_LIST of AST_NAME),
                    [1] where or NULL, [2] block */
   AST_PROC,     /* `procedure NAME(params) { }`: name; kids[0] params, [1] block */
-  AST_INVARIANT,/* `invariant "text" EXPR`: str = text; kids[0] condition */
+  AST_INVARIANT,/* `invariant "text" EXPR [repair BLOCK]`: str = text; kids[0] condition, kids[1] repair (or absent) */
   AST_BODY,     /* the statements of a step/phase/game rule: kids[0] block */
   AST_PARAM,    /* name; kids[0] type; kids[1] domain (set or range expression) or NULL */
   AST_TYPE,     /* ival = base type (TY_*); op = 1 for `set of` */

@@ -788,6 +788,28 @@ static void check_verb(chk *c, int rule, node *v) {
   vr.name = v->name;
   vr.rule = rule;
   vr.ast = v;
+  if (v->str) { /* `verb land = ship`: another word players use for an action, a kind or a verb */
+    bool known = false;
+    for (int k = 0; k < p->nactions; k++) {
+      known |= !strcmp(p->actions[k].name, v->str);
+      for (int j = 0; j < p->actions[k].nkinds; j++) known |= !strcmp(p->actions[k].kinds[j], v->str);
+    }
+    for (int k = 0; k < p->nverbs; k++) known |= !p->verbs[k].alias && !strcmp(p->verbs[k].name, v->str);
+    if (!known) { /* the error, with a suggestion among the actions, kinds and verbs (chk_unknown frees them) */
+      cands cs = {0};
+      for (int k = 0; k < p->nactions; k++) {
+        chk_cand(&cs, p->actions[k].name);
+        for (int j = 0; j < p->actions[k].nkinds; j++) chk_cand(&cs, p->actions[k].kinds[j]);
+      }
+      for (int k = 0; k < p->nverbs; k++) chk_cand(&cs, p->verbs[k].name);
+      chk_unknown(c, v->span, "action, kind or verb", v->str, &cs);
+      return;
+    }
+    vr.alias = v->str;
+    vr.action = -1;
+    VEC_PUSH(p->verbs, p->nverbs, p->capverbs, vr);
+    return;
+  }
   node *params = v->kids[0], *call = v->kids[1];
   chk_begin_fn(c, FN_PURE);
   for (uint32_t i = 0; i < params->nkids && i < MAX_PARAMS; i++) {
@@ -941,7 +963,13 @@ bool sema_check(program *p, diag *d, arena *a) {
       case AST_INVARIANT: {
         chk_begin_fn(&c, FN_PURE);
         chk_expect(&c, it->kids[0], TY_BOOL, chk_check_expr(&c, it->kids[0], TY_BOOL));
-        invariant_rec iv = {r, it->str, it->kids[0], -1, c.nslots};
+        invariant_rec iv = {r, it->str, it->kids[0], -1, c.nslots, NULL, -1, 0};
+        if (it->nkids > 1 && it->kids[1]) { /* the repair: statements, run as an effect without parameters */
+          chk_begin_fn(&c, FN_EFFECT);
+          chk_check_block(&c, it->kids[1]);
+          iv.repair = it->kids[1];
+          iv.repair_nlocals = c.nslots;
+        }
         VEC_PUSH(p->invariants, p->ninvariants, p->capinvariants, iv);
         break;
       }

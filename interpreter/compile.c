@@ -1003,6 +1003,12 @@ bool cg_compile(program *p, diag *d) {
     cg_expr(&c, iv->cond);
     op0(&c, OP_RET);
     cg_end(&c);
+    if (!iv->repair) continue;
+    iv->repair_fn = cg_new_func(&c, cg_what("repair of an invariant of rule %s", p->rules[iv->rule].id), iv->rule, FN_EFFECT, 0);
+    cg_begin(&c, iv->repair_fn, iv->repair_nlocals, iv->repair->span);
+    cg_block(&c, iv->repair);
+    op0(&c, OP_RET_VOID);
+    cg_end(&c);
   }
   mt_free(c.breaks);
   return diag_errors(d) == before;

@@ -72,6 +72,7 @@ typedef struct repl {
   char **origin;       /* the commands that made the current position (`new`/`load`, then each change), for verify's witness */
   int norigin, caporigin;
   bool quiet_start;    /* mentat verify: the commands that make the start position say nothing unless they fail */
+  bool progress;       /* mentat verify: progress on a terminal although the commands come from a script */
   bool origin_known;   /* false after undo, redo or switch: the position's history is not a script any more */
   char *origin_pending; /* a `chance W...` line, joining the history with the command that takes its outcomes */
 } repl;
@@ -167,7 +168,7 @@ int repl_cmd_why(repl *R, const char *rest);
  * fremen ship 5 to funeral plain?`, `who wins now`): the command it stands for in OUT. */
 bool repl_question(repl *R, const char *line, strbuf *out);
 /* console_edit.c: after a position edit, a warning for each invariant of the rules it broke. */
-void repl_edit_warnings(repl *R, mt_game *before);
+int repl_edit_settle(repl *R, mt_game *before);
 /* console_ask.c: TEXT without the words that only make it a question (`can't`, `is it legal`). */
 bool repl_question_clause(const char *text, strbuf *out);
 

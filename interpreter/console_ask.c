@@ -2,6 +2,7 @@
  * rules, why (judged where the faction would be offered the action). */
 #define _POSIX_C_SOURCE 200809L
 #include "console.h"
+#include "ruleset_report.h"
 
 #include <ctype.h>
 #include <strings.h>
@@ -299,12 +300,28 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where, bool 
                          : "before the next phase to begin ends");
   if (phase >= 0) sb_printf(where, " (%s %s)", p->rules[phase].id, p->rules[phase].title ? p->rules[phase].title : "");
   sb_puts(where, ", the passive policy answering the decisions before");
+  strbuf offering = {0}; /* where the rules do offer it: the step, with its number, and its phase */
+  if (rules_offering(p, c->action, &offering)) sb_printf(where, "; %s is offered by %s", act, offering.s);
+  else sb_printf(where, "; no rule in force offers %s in a decision", act);
+  sb_free(&offering);
   sb_free(&taken);
   mt_game_free(g);
   return NULL;
 }
 
 static int why_clause(repl *R, const char *rest);
+
+/* Whether the verb of REST, read in G, leaves its action nothing to do (a count of 0 or less:
+ * `revive fremen 3` once the Fremen have revived 3 this turn). */
+static bool verb_met(repl *R, mt_game *g, const char *rest) {
+  mt_choice x;
+  char e[256];
+  if (game_parse_action(g, rest, &x, e, sizeof e) < 0 || x.action < 0) return false;
+  const action_rec *a = &R->r->prog.actions[x.action];
+  bool met = false;
+  for (int i = 1; i < a->nparams; i++) met |= a->ptype[i] == TY_INT && x.args[i] <= 0;
+  return met;
+}
 
 /* A question about something the rules may do without a decision (the Fremen's free revival):
  * the rest of this phase played on a copy, the passive policy answering, and what the rules
@@ -343,14 +360,10 @@ static bool run_forward(repl *R, const char *rest, const mt_choice *c, strbuf *o
       if (names) sb_printf(out, "\n  %.*s", (int)n, line);
       line = end ? end + 1 : NULL;
     }
-    if (c->verb) { /* the verb read again where the phase ends: nothing left for its action to do? */
-      mt_choice after;
-      char e[256];
-      if (game_parse_action(g, rest, &after, e, sizeof e) >= 0 && after.action >= 0) {
-        const action_rec *a = &R->r->prog.actions[after.action];
-        for (int i = 1; i < a->nparams; i++) *done |= a->ptype[i] == TY_INT && after.args[i] <= 0;
-      }
-    }
+    /* the verb read again where the phase ends: nothing left for its action to do, and something
+     * left before (a count already met now was met by what happened earlier, not by the rules
+     * still to run: no Yes for that) */
+    if (c->verb && !verb_met(R, R->g, rest)) *done = verb_met(R, g, rest);
   }
   sb_free(&said);
   mt_game_free(g);
@@ -380,6 +393,25 @@ static int why_clause(repl *R, const char *rest) {
   mt_game *at = NULL;
   bool not_offered = false; /* nowhere in this phase: the answer is No, whatever the guards say */
   if (game_parse_action(R->g, rest, &c, perr, sizeof perr) >= 0) at = decision_point(R, &c, &where, &not_offered);
+  if (not_offered && !c.verb) { /* a kind word (`pass`): the action of that kind this phase offers the faction, if any */
+    mt_choice cands[64];
+    bool ok[64];
+    int nc = game_parse_candidates(R->g, rest, cands, ok, 64);
+    for (int k = 0; k < nc && not_offered; k++) {
+      if (!ok[k] || cands[k].action == c.action || cands[k].args[0] != c.args[0]) continue;
+      strbuf w2 = {0};
+      bool no2 = false;
+      mt_game *at2 = decision_point(R, &cands[k], &w2, &no2);
+      if (no2) {
+        sb_free(&w2);
+        continue;
+      }
+      if (at) mt_game_free(at);
+      at = at2, not_offered = false, c = cands[k];
+      sb_free(&where);
+      where = w2;
+    }
+  }
   if (at && repl_chance_pending(at)) { /* on the way there, a random event that has no outcome yet */
     repl_chance_blocked(R, at);
     mt_game_free(at);
@@ -506,26 +538,34 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
   static const char *const asks[] = {"can", "could", "may", "might", "is", "are", "does", "would", "will", "am", "how", "cant", "cannot"};
   bool ask = false;
   for (size_t i = 0; i < sizeof asks / sizeof *asks; i++) ask |= !strcmp(w0, asks[i]);
-  if (n && !strcmp(w0, "who")) { /* who wins / is winning / would win / has won / is ahead */
+  bool tell = !strcmp(w0, "tell") || !strcmp(w0, "describe") || !strcmp(w0, "quote") || !strcmp(w0, "read") || !strcmp(w0, "look");
+  if (n && (!strcmp(w0, "who") || !strcmp(w0, "whos") || !strcmp(w0, "wholl"))) { /* who wins / who's winning / ... */
     for (int i = 1; i < n && !done; i++) {
       char k[64];
       grammar_key(w[i], k, sizeof k);
       if (!strncmp(k, "win", 3) || !strncmp(k, "won", 3) || !strcmp(k, "ahead") || !strncmp(k, "lead", 4))
         sb_puts(out, "winner"), done = true;
     }
-  } else if (n && (!strcmp(w0, "what") || !strcmp(w0, "which") || !strcmp(w0, "whats"))) {
+  } else if (n && (!strcmp(w0, "what") || !strcmp(w0, "which") || !strcmp(w0, "whats") || tell)) {
+    /* (`tell me about rule 1.06.05`, `describe 2.04.16`, `look up karama`: the same as `what`) */
     for (int i = 1; i < n && !done; i++) { /* a rule named by its number */
       char k[64];
       grammar_key(w[i], k, sizeof k);
       if (R->r && sema_find_rule(&R->r->prog, k) >= 0) sb_printf(out, "explain %s", k), done = true;
     }
+    int last = n - 1; /* what can X do [now, right now, this turn, ...]: the words after `do` only say when */
+    for (int i = 2; i < n; i++) {
+      char k[64];
+      grammar_key(w[i], k, sizeof k);
+      if (!strcmp(k, "do")) last = i;
+    }
     if (!done && n >= 3) { /* what can X do */
       char k1[64], kl[64];
       grammar_key(w[1], k1, sizeof k1);
-      grammar_key(w[n - 1], kl, sizeof kl);
+      grammar_key(w[last], kl, sizeof kl);
       if (!strcmp(k1, "can") && !strcmp(kl, "do") && R->g) {
         sb_puts(out, "legal");
-        for (int i = 2; i < n - 1; i++) {
+        for (int i = 2; i < last; i++) {
           char k[64];
           grammar_key(w[i], k, sizeof k);
           if (strcmp(k, "the")) sb_printf(out, " %s", k);
@@ -535,7 +575,8 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
     }
     if (!done) { /* what does karama do: the rules about the words that are left */
       static const char *const skip[] = {"what", "which", "whats", "does", "do", "is", "are", "the", "a", "rule", "rules", "say", "says",
-                                         "about", "mean", "means", "happen", "happens", "when", "of", "to", "for", "in"};
+                                         "about", "mean", "means", "happen", "happens", "when", "of", "to", "for", "in", "tell",
+                                         "me", "us", "describe", "quote", "read", "look", "up", "again", "please"};
       strbuf q = {0};
       for (int i = 0; i < n; i++) {
         char k[64];

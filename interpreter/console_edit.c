@@ -450,6 +450,7 @@ static void stacked_lookahead(repl *R, int slot, int card, const char *pname) {
   mt_game *g = mt_clone(R->g);
   mt_game_set_log(g, NULL, NULL);
   g->v.fired = NULL;
+  g->v.shuffled_rule = g->v.shuffled_slot = -1;
   vm_reset_stops(g->v.vs);
   uint64_t rng = R->bot_rng;
   for (int step = 0; step < 5000; step++) {
@@ -463,13 +464,16 @@ static void stacked_lookahead(repl *R, int slot, int card, const char *pname) {
     int pos = -1;
     int at = board_card_pile(g->L, g->v.st, card, &pos);
     if (at != slot) break; /* drawn (or dealt) as stacked */
-    if (pos != board_pile_count(g->L, g->v.st, slot) - 1) { /* still there, no longer on top */
+    if (pos != board_pile_count(g->L, g->v.st, slot) - 1 || g->v.shuffled_slot == slot) { /* reordered before drawn */
       const program *p = &R->r->prog;
-      int ph = g->v.vs->phase_rule;
-      say(R, "\nwarning: the rules reorder %s (a shuffle) before its top card is drawn%s%s%s%s: the card stacked will not "
-             "come up as stacked",
-          pname, ph >= 0 ? "; seen at the next decision, in " : "", ph >= 0 ? p->rules[ph].id : "", ph >= 0 ? " " : "",
-          ph >= 0 ? p->rules[ph].title : "");
+      int sr = g->v.shuffled_slot == slot ? g->v.shuffled_rule : -1, ph = g->v.vs->phase_rule;
+      if (sr >= 0)
+        say(R, "\nwarning: rule %s (%s) shuffles %s before its top card is drawn: the card stacked will not come up as stacked",
+            p->rules[sr].id, p->rules[sr].title ? p->rules[sr].title : "", pname);
+      else
+        say(R, "\nwarning: the rules reorder %s before its top card is drawn%s%s%s%s: the card stacked will not come up as stacked",
+            pname, ph >= 0 ? "; seen at the next decision, in " : "", ph >= 0 ? p->rules[ph].id : "", ph >= 0 ? " " : "",
+            ph >= 0 ? p->rules[ph].title : "");
       break;
     }
   }
@@ -691,16 +695,114 @@ static bool invariant_holds(mt_game *g, int i) {
   return !vm_eval(&g->v, iv->fn, NULL, 0, &ok, NULL) || ok != 0;
 }
 
-/* After a position edit: every invariant of the rules the edit broke (it held before, it fails
- * now) is said as a warning naming its rule, so a position the rules could never reach is never
- * taken for one they could (`put` over an occupancy limit, a leader in the Tanks who never died). */
-void repl_edit_warnings(repl *R, mt_game *before) {
+/* Rule variables of one leader or faction parameter (or none) whose value differs between A and
+ * B, said as `name(x) = v`; and leaders whose status or holder differs: what repairs moved. */
+static void say_moved(repl *R, mt_game *a, mt_game *b) {
   const program *p = &R->r->prog;
-  for (int i = 0; i < p->ninvariants; i++) {
-    if (invariant_holds(R->g, i) || !invariant_holds(before, i)) continue;
-    const invariant_rec *iv = &p->invariants[i];
-    say(R, "%swarning: this position breaks rule %s (%s): %s", R->out.n ? "\n" : "", p->rules[iv->rule].id,
-        p->rules[iv->rule].title ? p->rules[iv->rule].title : "", iv->text);
+  const board_def *def = DEF(R);
+  int said = 0;
+  for (int i = 0; i < p->nvars; i++) {
+    const var_rec *vr = &p->vars[i];
+    int ty = vr->nparams ? vr->ptype[0] : TY_ERROR;
+    if (vr->nparams > 1 || (vr->nparams == 1 && ty != TY_LEADER && ty != TY_FACTION)) continue;
+    int n = !vr->nparams ? 1 : ty == TY_LEADER ? def->nleaders : a->L->nf;
+    for (int k = 0; k < n; k++) {
+      const char *arg = !vr->nparams ? NULL : ty == TY_LEADER ? def->leaders[k].id : def->factions[a->L->faction[k]].id;
+      if (ty == TY_LEADER && a->L->game_faction[def->leaders[k].faction] < 0) continue;
+      char text[256];
+      snprintf(text, sizeof text, arg ? "%s(%s)" : "%s", vr->name, arg);
+      int64_t x = 0, y = 0;
+      int t1, t2;
+      if (!game_eval(a, text, &x, &t1, NULL) || !game_eval(b, text, &y, &t2, NULL) || x == y) continue;
+      strbuf v = {0};
+      vm_format_value(&b->v, vr->type, y, &v);
+      say(R, "%s%s = %s", said++ ? ", " : "", text, v.s ? v.s : "");
+      sb_free(&v);
+    }
   }
+  for (int l = 0; l < def->nleaders; l++) {
+    if (a->L->game_faction[def->leaders[l].faction] < 0) continue;
+    board_leader_state x = board_leader_get(a->L, a->v.st, l), y = board_leader_get(b->L, b->v.st, l);
+    if (x.holder != y.holder)
+      say(R, "%sleader_holder(%s) = %s", said++ ? ", " : "", def->leaders[l].id,
+          y.holder >= 0 && y.holder < b->L->nf ? def->factions[b->L->faction[y.holder]].id : "none");
+    if (x.area != y.area)
+      say(R, "%sleader_area(%s) = %s", said++ ? ", " : "", def->leaders[l].id, y.area >= 0 ? def->areas[y.area].id : "none");
+  }
+  if (!said) say(R, "nothing the console can name");
+}
+
+/* Whether the bytes of the position that the edit changed (BEFORE -> EDITED) are still what the
+ * edit wrote in G (the generations and the VM's own region aside: they say when, not what). */
+static bool edit_kept(const mt_game *before, const mt_game *edited, const mt_game *g) {
+  const board_layout *L = g->L;
+  size_t ext_end = L->off_ext + L->ext_words * sizeof(int32_t);
+  for (size_t i = 0; i < L->off_gen; i++) {
+    if (i >= L->off_ext && i < ext_end) continue;
+    if (before->v.st[i] != edited->v.st[i] && g->v.st[i] != edited->v.st[i]) return false;
+  }
+  return true;
+}
+
+/* Refuses the edit: what it said is dropped, the caller puts the position back. */
+static int refuse_edit(repl *R, const program *p, int rule, const char *why, const char *text) {
+  R->out.n = 0;
+  if (R->out.s) R->out.s[0] = 0;
+  return fail(R, "refused: this edit breaks rule %s (%s): %s%s", p->rules[rule].id, p->rules[rule].title ? p->rules[rule].title : "",
+              text, why);
+}
+
+/* After a position edit, the rules say what it implies (docs/console.md, "Edits the rules
+ * complete"): every invariant the edit broke (it held before, it fails now) runs its `repair`,
+ * pass after pass while repairs break others, and what they moved is said with the rule.  An
+ * invariant still broken after that, a repair that needs a decision, or one that undoes what
+ * the edit itself wrote refuses the edit (-1; the caller restores BEFORE). */
+int repl_edit_settle(repl *R, mt_game *before) {
+  const program *p = &R->r->prog;
+  mt_game *edited = NULL;
+  bool *ran = mt_calloc((size_t)p->ninvariants + 1, 1);
+  int rc = 0;
+  for (int pass = 0; pass < 8 && rc == 0; pass++) {
+    bool any = false;
+    for (int i = 0; i < p->ninvariants && rc == 0; i++) {
+      const invariant_rec *iv = &p->invariants[i];
+      if (iv->repair_fn < 0 || ran[i] || invariant_holds(R->g, i) || !invariant_holds(before, i)) continue;
+      if (!edited) edited = mt_clone(R->g);
+      vm_memo_reset(&R->g->v);
+      if (vm_call_now(&R->g->v, iv->repair_fn, NULL, 0) < 0) {
+        strbuf e = {0};
+        vm_error_text(&R->g->v, NULL, &e);
+        rc = refuse_edit(R, p, iv->rule, "; its repair cannot run here: ", e.s ? e.s : "an error");
+        sb_free(&e);
+      }
+      ran[i] = any = true;
+    }
+    if (!any) break;
+  }
+  for (int i = 0; i < p->ninvariants && rc == 0; i++)
+    if (!invariant_holds(R->g, i) && invariant_holds(before, i))
+      rc = refuse_edit(R, p, p->invariants[i].rule, "", p->invariants[i].text);
+  if (rc == 0 && edited && !edit_kept(before, edited, R->g)) {
+    int first = -1;
+    for (int i = 0; i < p->ninvariants && first < 0; i++)
+      if (ran[i]) first = i;
+    rc = refuse_edit(R, p, p->invariants[first].rule, " (it would undo what the edit writes)", p->invariants[first].text);
+  }
+  if (rc == 0 && edited) {
+    say(R, "%swith it, by rule", R->out.n ? "\n" : "");
+    for (int i = 0, k = 0; i < p->ninvariants; i++)
+      if (ran[i]) {
+        bool again = false; /* a rule with two repairs that ran is named once */
+        for (int j = 0; j < i; j++) again |= ran[j] && p->invariants[j].rule == p->invariants[i].rule;
+        if (again) continue;
+        const rule_rec *rr = &p->rules[p->invariants[i].rule];
+        say(R, "%s %s (%s)", k++ ? "," : "", rr->id, rr->title ? rr->title : "");
+      }
+    say(R, ": ");
+    say_moved(R, edited, R->g);
+  }
+  mt_free(ran);
+  if (edited) mt_game_free(edited);
   repl_attach(R, R->g);
+  return rc;
 }

@@ -10,12 +10,33 @@ static bool bot_choice(repl *R, mt_choice *out) { return bot_choose(R->g, R->bot
 
 /* Continues the game: bots answer every decision until STOP says so.
  * MODE 0: to the next decision (or pause/end); 1: until the VM pauses or ends. */
+/* The progress line of a game the bots play (at a terminal, after half a second: mt_progress):
+ * decisions, their rate, the turn, and, when the run goes to the game's end, the time left at
+ * the pace of the turns played so far (the data's `turn` and the rules' `game_length`). */
+static void play_progress(repl *R, long decisions, double t0, int32_t turn0, bool to_end) {
+  double t = mt_seconds() - t0;
+  if (!mt_progress_to || t < 0.5) return;
+  int32_t turn = repl_get_var(R, "turn", 0), last = -1;
+  const program *p = &R->r->prog;
+  for (int i = 0; i < p->nvars; i++)
+    if (!strcmp(p->vars[i].name, "game_length")) last = (int32_t)board_var_get(LAY(R), ST(R), p->vars[i].board_var, 0, 0);
+  char left[96] = "";
+  if (to_end && last > 0 && turn > turn0 && turn <= last) /* whole turns played: their pace for the turns still to come */
+    snprintf(left, sizeof left, ", about %.0f s left", t / (turn - turn0) * (last - turn + 1));
+  mt_progress("run: turn %d%s%.0d, %ld decisions, %.1f decisions/s%s (Ctrl-C stops)", turn, last > 0 ? " of " : "", last > 0 ? last : 0,
+              decisions, (double)decisions / t, left);
+}
+
 int repl_advance(repl *R, int mode) {
   int st = mt_status(R->g);
   int guard = 0;
+  double t0 = mt_seconds();
+  int32_t turn0 = repl_get_var(R, "turn", 0);
+  bool to_end = R->g->v.vs->stop_turn < 0 && R->g->v.vs->stop_phase_end == -1;
   if (st == MT_PAUSED || st == VM_IDLE) st = vm_run(&R->g->v);
   while (st == MT_WAITING && mode == 1 && guard++ < 1000000) {
     if (mt_stop_requested) return fail(R, "interrupted (Ctrl-C): the game is put back as it was before this command");
+    play_progress(R, guard - 1, t0, turn0, to_end);
     mt_choice c;
     bool chose = bot_choice(R, &c);
     if (repl_chance_pending(R->g)) return fail(R, "a random event needs an outcome"); /* the bot's listing met it: run again */
@@ -36,20 +57,79 @@ int repl_advance(repl *R, int mode) {
   return 0;
 }
 
+/* Whether the deck DK (in pile slot SLOT) is still whole and in printed order: not stacked or
+ * dealt from by the user, so `phase` may order it as a game would. */
+static bool deck_as_printed(repl *R, const board_deck *dk, int slot) {
+  if (slot < 0) return false;
+  int at = 0; /* the deck's cards in the game (a traitor card of a faction that does not play is not) */
+  for (int k = 0; k < dk->ncards; k++) {
+    if (!board_card_in_game(LAY(R), dk->first_card + k)) continue;
+    if (board_pile_card(LAY(R), ST(R), slot, at++) != dk->first_card + k) return false;
+  }
+  return at == board_pile_count(LAY(R), ST(R), slot);
+}
+
+/* A silent copy of fresh game G played by the rules from the start, the passive policy
+ * answering its decisions, until phase rule PH is about to begin (NULL if it never does within
+ * the step bound, or the copy fails or needs an outcome chance as choice would ask for). */
+static mt_game *played_to_phase(mt_game *g, int ph) {
+  mt_game *c = mt_clone(g);
+  mt_game_set_log(c, NULL, NULL);
+  c->v.fired = NULL;
+  vm_reset_stops(c->v.vs);
+  c->v.vs->stop_phase_begin = ph + 1;
+  uint64_t rng = 0x70686173ull;
+  vm_start(&c->v);
+  for (int step = 0; step < 20000; step++) {
+    if (c->v.vs->stop_phase_begin == 0 && mt_status(c) == MT_PAUSED) return c; /* there */
+    int st = mt_status(c);
+    mt_choice x;
+    if (st == MT_PAUSED) vm_run(&c->v);
+    else if (st != MT_WAITING || !bot_choose(c, BOT_PASSIVE, &rng, &x) || mt_apply(c, &x, NULL) < 0) break;
+  }
+  mt_game_free(c);
+  return NULL;
+}
+
+/* From a game not yet started, `phase PH` gives the decks and the generator the position a game
+ * from this seed has when PH first begins: a copy plays the game by its own rules (setup's
+ * shuffles, its draws between them, the phases before PH; the passive policy deciding), and each
+ * deck still as printed here takes the copy's order, the cards the copy dealt out of it (hands,
+ * traitors, the discard) going to its bottom in the order they left; the generator goes on from
+ * where the copy's stands.  Nothing else of the copy is kept.  False if the copy never got there. */
+static bool decks_as_played(repl *R, int ph) {
+  mt_game *c = played_to_phase(R->g, ph);
+  if (!c) return false;
+  const board_layout *L = LAY(R);
+  for (int d = 0; d < DEF(R)->ndecks; d++) {
+    const board_deck *dk = &DEF(R)->decks[d];
+    int slot = board_pile_slot(L, dk->pile, -1);
+    if (!deck_as_printed(R, dk, slot)) continue; /* a deck the user stacked or dealt from stays as made */
+    for (int k = 0; k < dk->ncards; k++) { /* first the cards the copy dealt: they end at the bottom */
+      int card = dk->first_card + k;
+      if (board_card_in_game(L, card) && board_card_pile(c->L, c->v.st, card, NULL) != slot) board_card_move(L, ST(R), card, slot, -1);
+    }
+    for (int k = 0, n = board_pile_count(c->L, c->v.st, slot); k < n; k++) /* then the copy's deck, bottom to top */
+      board_card_move(L, ST(R), board_pile_card(c->L, c->v.st, slot, k), slot, -1);
+  }
+  memcpy(ST(R) + L->off_rng, c->v.st + c->L->off_rng, 4 * sizeof(uint64_t)); /* the generator as the copy left it */
+  mt_game_free(c);
+  return true;
+}
+
 /* Restarts the game's VM positioned at the start of phase rule PH in the
  * current turn: the game rule runs with every other phase skipped. */
 int repl_seek_phase(repl *R, int ph) {
   vm_state *vs = R->g->v.vs;
   const program *p = &R->r->prog;
-  if (vs->status == VM_IDLE) { /* the setup is skipped, not its shuffles: every deck shuffled by the game's seed */
+  if (vs->status == VM_IDLE && (R->g->v.chance || !decks_as_played(R, ph))) {
+    /* chance as choice, or a game that never reaches PH: every deck as printed is shuffled (or,
+     * under chance as choice, left undecided, as a shuffle leaves it) */
     for (int d = 0; d < DEF(R)->ndecks; d++) {
       const board_deck *dk = &DEF(R)->decks[d];
       int slot = board_pile_slot(LAY(R), dk->pile, -1);
-      if (slot < 0 || board_pile_count(LAY(R), ST(R), slot) != dk->ncards) continue;
-      bool as_printed = true; /* a deck stacked or dealt from by the user is left as the user made it */
-      for (int k = 0; k < dk->ncards && as_printed; k++) as_printed = board_pile_card(LAY(R), ST(R), slot, k) == dk->first_card + k;
-      if (!as_printed) continue;
-      if (R->g->v.chance) board_pile_forget(LAY(R), ST(R), slot); /* chance as choice: left undecided, as a shuffle leaves it */
+      if (!deck_as_printed(R, dk, slot)) continue;
+      if (R->g->v.chance) board_pile_forget(LAY(R), ST(R), slot);
       else board_pile_shuffle(LAY(R), ST(R), slot);
     }
   }

@@ -140,6 +140,7 @@ int repl_verify_main(int argc, char **argv, const char *default_pack) {
   o.packs = packs;
   o.json = json;
   o.no_summary = true;
+  o.progress = true; /* on standard error, at a terminal only, never with --json */
   o.confine = true; /* the start script is confined as a console script is (docs/console.md) */
   o.own_file = from;
   strbuf script = {0};

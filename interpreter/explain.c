@@ -718,7 +718,8 @@ static int explain_open(mt_game *g, const mt_choice *c, const char *text_in, boo
     if (c->open >> i & 1u) sb_printf(&open, "%s%s", open.n ? ", " : "", a->pname[i]);
   int best = -1, nlegal = 0;
   int64_t best_cost = 0;
-  int rules[64], counts[64], example[64], nr = 0;
+  int rules[64], counts[64], example[64], nr = 0, nunjudged = 0;
+  char unjudged[256] = "";
   for (size_t k = 0; k < n; k++) {
     int64_t cost = 0;
     char err[256];
@@ -728,7 +729,11 @@ static int explain_open(mt_game *g, const mt_choice *c, const char *text_in, boo
       if (best < 0 || cost < best_cost) best = (int)k, best_cost = cost;
       continue;
     }
-    if (j < 0) g->v.nrefused = 0; /* not judged by the guards: what refusals there are belong to an earlier judgement */
+    if (j < 0) { /* not judged by the guards (a value outside its domain): the reason kept, with the action's rule */
+      g->v.nrefused = 0; /* what refusals there are belong to an earlier judgement */
+      if (!nunjudged++) snprintf(unjudged, sizeof unjudged, "%s", err);
+      continue;
+    }
     bool seen[64] = {false}; /* each rule counts a completion once, however many of its guards refuse it */
     for (int q = 0; q < g->v.nrefused; q++) {
       int gi = g->v.refused[q];
@@ -778,6 +783,9 @@ static int explain_open(mt_game *g, const mt_choice *c, const char *text_in, boo
       sb_printf(&t, "\n  %s (%s): %d of them, e.g. %s", p->rules[rules[m]].id, p->rules[rules[m]].title ? p->rules[rules[m]].title : "",
                 counts[m], text);
     }
+    if (nunjudged) /* never a "refused by" with no rule: the domain's refusal, under the action's rule */
+      sb_printf(&t, "\n  %s (%s): %d of them, %s", p->rules[a->rule].id, p->rules[a->rule].title ? p->rules[a->rule].title : "",
+                nunjudged, unjudged);
   }
   if (n == 4096) sb_puts(&t, "\n(the first 4096 completions were tried)");
   if (!c->verb) kind_alternatives(g, text_in, c->action, &t);

@@ -177,7 +177,8 @@ static const char *named(const mt_game *g, const char *key, bool actions) {
  * between the arguments, some of which say where the next one goes. */
 static int small_word(const char *w) {
   static const char *const to[] = {"to", "into", "onto", "in", "at", "toward", "towards"};
-  static const char *const other[] = {"the", "a", "an", "with", "for", "of", "on", "by", "and", "then", "some", "all", "their", "its", "his", "her"};
+  static const char *const other[] = {"the", "a", "an", "with", "for", "of", "on", "by", "and", "then", "some", "all", "their", "its", "his",
+                                      "her", "back", "up", "again"};
   if (!strcmp(w, "from") || !strcmp(w, "out")) return WH_FROM;
   if (!strcmp(w, "sector")) return WH_SECTOR;
   for (size_t i = 0; i < sizeof to / sizeof *to; i++)
@@ -195,7 +196,26 @@ static bool unit_word(const mt_game *g, const char *w) {
     if (!strcmp(w, units[i])) return true;
   char low[64];
   board_lower(w, low, sizeof low);
-  return board_pool_index(g->r->def, low) >= 0 || board_var_index(g->r->def, low) >= 0;
+  if (board_pool_index(g->r->def, low) >= 0 || board_var_index(g->r->def, low) >= 0) return true;
+  size_t n = strlen(low);
+  if (board_kind_index(g->r->def, low) < 0 && !(n > 1 && low[n - 1] == 's' && (low[n - 1] = 0, board_kind_index(g->r->def, low) >= 0)))
+    return false; /* a kind of token, or its plural (`advisors`) */
+  const program *p = &g->r->prog; /* a kind of token (`5 fedaykin`) counts, unless some action takes a kind */
+  for (int a = 0; a < p->nactions; a++)
+    for (int i = 0; i < p->actions[a].nparams; i++)
+      if (p->actions[a].ptype[i] == TY_KIND) return false;
+  return true;
+}
+
+/* Whether W names a pool of tokens (`reserves`, `tanks`) while no action takes a pool: the words
+ * only describe the action (`send 2 back to their reserves`). */
+static bool pool_word(const mt_game *g, const char *w) {
+  if (board_pool_index(g->r->def, w) < 0) return false;
+  const program *p = &g->r->prog;
+  for (int a = 0; a < p->nactions; a++)
+    for (int i = 0; i < p->actions[a].nparams; i++)
+      if (p->actions[a].ptype[i] == TY_POOL) return false;
+  return true;
 }
 
 /* Reads TEXT as players write it into W (into BUF): a name of several words is one word (its id:
@@ -251,6 +271,7 @@ static int read_words(const mt_game *g, const char *text, int join, char *buf, s
     else {
       name_key(tok[i], word, sizeof word);
       int sw = small_word(word);
+      if (sw < 0 && pool_word(g, word)) sw = WH_NONE; /* `back to their reserves`: where, said by the action itself */
       if (sw >= 0) { /* a small word is never a name: those matched above */
         if (sw != WH_NONE) pending = sw;
         i++;
@@ -355,6 +376,11 @@ static void bind_leaf(binder *B) {
     if (B->hint[j] == WH_SECTOR && ar->ptype[i] != TY_SECTOR) pen += 100;
     if (B->hint[j] == WH_FROM && same > 1 && rank != 0) pen += 100;
     if (B->hint[j] == WH_TO && same > 1 && rank == 0) pen += 100;
+    /* alone of its type, a parameter still says by its (English) name which way it goes: `from
+     * Tuek's Sietch` is no destination `to`, `to Carthag` no `origin` */
+    if (B->hint[j] == WH_FROM && same == 1 && ar->pname[i] && !strcmp(ar->pname[i], "to")) pen += 100;
+    if (B->hint[j] == WH_TO && same == 1 && ar->pname[i] && (!strcmp(ar->pname[i], "origin") || !strcmp(ar->pname[i], "from")))
+      pen += 100;
   }
   int inversions = 0; /* words of one type bound against the order they were written in */
   for (int j = 0; j < B->nw; j++)
@@ -570,7 +596,7 @@ static int parse_verb(const mt_game *g, char **words, const uint8_t *hint, int n
   program *p = &r->prog;
   const verb_rec *vb = NULL;
   for (int i = 0; i < p->nverbs && !vb; i++)
-    if (same_word(p->verbs[i].name, words[0])) vb = &p->verbs[i];
+    if (!p->verbs[i].alias && same_word(p->verbs[i].name, words[0])) vb = &p->verbs[i];
   if (!vb) return 0;
   action_rec as = {0}; /* the verb's parameters, as an action without domains */
   as.name = vb->name;
@@ -655,10 +681,11 @@ static int parse_action_words(const mt_game *g, char **words, const uint8_t *hin
                               size_t errlen) {
   const program *p = &g->r->prog;
   int verb = parse_verb(g, words, hint, nw, c, err, errlen); /* a verb the rules declare comes first */
-  if (verb) return verb > 0 ? 0 : -1;
+  if (verb > 0) return 0;
   const vm_state *vs = g->v.vs;
   int cand[64], exact;
   int nc = candidates(p, words[0], cand, 64, &exact);
+  if (verb < 0 && nc == 0) return -1; /* the words fit the verb nor any action of its kind (`revive duncan`: revive_leader) */
   if (nc == 0) {
     const char *names[512];
     size_t nn = 0;
@@ -688,6 +715,7 @@ static int parse_action_words(const mt_game *g, char **words, const uint8_t *hin
     for (int i = 0; i < 5 && !cmp && best >= 0; i++) cmp = (key[i] > best_key[i]) - (key[i] < best_key[i]);
     if (best < 0 || cmp > 0) best = k, memcpy(best_key, key, sizeof key), *c = bound;
   }
+  if (best < 0 && verb < 0) return -1; /* the verb's own error says most */
   if (best < 0) return snprintf(err, errlen, "%.500s", first_err), -1;
   return 0;
 }
@@ -713,6 +741,18 @@ static void subject_first(const mt_game *g, char **words, uint8_t *hint, int nw)
   words[0] = w, hint[0] = h;
 }
 
+/* W, or the word it is another word for (`verb land = ship`), unless W names a component. */
+static const char *word_for(const mt_game *g, const char *w) {
+  const program *p = &g->r->prog;
+  static const int named_types[] = {TY_FACTION, TY_TERRITORY, TY_LEADER, TY_CARD};
+  int64_t v;
+  for (size_t t = 0; t < sizeof named_types / sizeof *named_types; t++)
+    if (parse_value(g, named_types[t], w, &v)) return w;
+  for (int i = 0; i < p->nverbs; i++)
+    if (p->verbs[i].alias && same_word(p->verbs[i].name, w)) return p->verbs[i].alias;
+  return w;
+}
+
 static int parse_read(const mt_game *g, const char *text, int join, mt_choice *c, bool allow_open, char *err, size_t errlen) {
   const vm_state *vs = g->v.vs;
   char buf[1024];
@@ -722,6 +762,7 @@ static int parse_read(const mt_game *g, const char *text, int join, mt_choice *c
   memset(c, 0, sizeof *c);
   c->action = -1;
   if (nw == 0) return snprintf(err, errlen, "empty choice"), -1;
+  for (int j = 0; j < nw; j++) words[j] = (char *)(uintptr_t)word_for(g, words[j]);
   switch (vs->dec.kind) {
   case DEC_MAY:
     if (!parse_value(g, TY_BOOL, words[0], &c->value) || c->value < 0 || c->value > 1)
@@ -765,6 +806,7 @@ int game_parse_candidates(const mt_game *g, const char *text, mt_choice *out, bo
   int nw = read_words(g, text, 2, buf, sizeof buf, words, hint, MT_MAX_ARGS + 2);
   if (nw == 0) return 0;
   const program *p = &g->r->prog;
+  for (int j = 0; j < nw; j++) words[j] = (char *)(uintptr_t)word_for(g, words[j]);
   subject_first(g, words, hint, nw);
   int cand[64], exact;
   int nc = candidates(p, words[0], cand, cap < 64 ? cap : 64, &exact);

@@ -325,6 +325,11 @@ static void hover_text(const lsp_doc *d, const mt_rules *r, sym x, const char *n
   }
   case K_VERB: {
     const verb_rec *v = &p->verbs[x.index];
+    if (v->alias) {
+      sb_printf(b, "```mentat\nverb %s = %s\n```\n", v->name, v->alias);
+      if (v->rule >= 0) sb_puts(b, "declared by "), rule_ref(d, r, v->rule, b);
+      return;
+    }
     sb_printf(b, "```mentat\nverb %s", v->name);
     params(b, v->nparams, v->ptype, v->pname);
     sb_printf(b, " = %s(...)\n```\n", v->action >= 0 && v->action < p->nactions ? p->actions[v->action].name : "?");

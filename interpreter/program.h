@@ -157,8 +157,9 @@ typedef struct verb_rec {
   int nparams;
   int ptype[MAX_PARAMS];
   const char *pname[MAX_PARAMS];
-  int action;        /* the action it stands for */
+  int action;        /* the action it stands for (-1 for another word) */
   int nlocals;       /* slots its argument expressions need */
+  const char *alias; /* `verb NAME = WORD`: NAME is another word for WORD (an action, a kind, a verb), else NULL */
 } verb_rec;
 
 typedef struct proc_rec {
@@ -176,6 +177,9 @@ typedef struct invariant_rec {
   node *cond;
   int fn; /* pure function giving the condition */
   int nlocals;
+  node *repair;       /* `repair { ... }`: what a position edit that broke it implies, or NULL */
+  int repair_fn;      /* its effect function (no parameters), or -1 */
+  int repair_nlocals;
 } invariant_rec;
 
 typedef enum { FN_PURE, FN_EFFECT } fn_kind;

@@ -90,11 +90,7 @@ typedef struct settled {
   size_t nans;
 } settled;
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+static double now(void) { return mt_seconds(); }
 
 /* ---- the transposition table ------------------------------------------------------------ */
 

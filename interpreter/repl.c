@@ -436,16 +436,18 @@ static int dispatch_command(repl *R, char *line, int argc, char **argv, int prev
   command c = {cmd, argc, argv, rest};
   int rc = repl_chance_retry(R, before, bot_rng, run_changing, &c); /* run again for each outcome chance needs */
   if (rc >= 0 && mt_stop_requested) rc = fail(R, "interrupted (Ctrl-C): the game is put back as it was before this command");
+  if (rc >= 0) {
+    static const char *const edits[] = {"clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard", "stack",
+                                        "storm", "turn", "ally", "unally", "set", "leader"};
+    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++)
+      if (!strcmp(cmd, edits[i])) rc = repl_edit_settle(R, before); /* what the edit implies, or refused */
+  }
   if (rc < 0) {
     mt_game_free(R->g);
     R->g = before;
     R->bot_rng = bot_rng;
     repl_attach(R, before);
   } else {
-    static const char *const edits[] = {"clear", "put", "tanks", "reserves", "spice", "give", "hand", "discard", "stack",
-                                        "storm", "turn", "ally", "unally", "set", "leader"};
-    for (size_t i = 0; i < sizeof edits / sizeof *edits; i++)
-      if (!strcmp(cmd, edits[i])) repl_edit_warnings(R, before); /* an edit the rules could not have made: said */
     repl_remember(R, before);
     if (pending) repl_origin_add(R, pending);
     repl_origin_add(R, line);
@@ -914,6 +916,7 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
   if (o->rules) R->r = (mt_rules *)(uintptr_t)game_rules_retain(o->rules);
   R->file = script;
   R->quiet_start = o->no_summary;
+  R->progress = o->progress;
   int prev_ok = 1;
   bool interactive = !script && in == stdin && isatty(0);
   char histfile[4096] = "";
@@ -974,7 +977,7 @@ int repl_run(FILE *in, FILE *out, const char *script, const repl_options *o) {
     if (!is_expect) R->nrefused = 0; /* an expectation reads the previous command's refusal */
     sb_free(&R->fired);
     mt_stop_requested = 0;
-    mt_progress_to = interactive && !R->json && isatty(2) ? stderr : NULL; /* progress at a terminal only */
+    mt_progress_to = (interactive || R->progress) && !R->json && isatty(2) ? stderr : NULL; /* at a terminal only */
     int rc = dispatch(R, s, prev_ok);
     mt_progress_end();
     mt_progress_to = NULL;

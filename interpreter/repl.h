@@ -32,6 +32,8 @@ typedef struct repl_options {
   const mt_rules *rules;           /* already compiled rules of PACK to start with, or NULL */
   bool no_summary;                 /* mentat verify: no "SCRIPT: N failed" line at the end, and commands that
                                       succeed print nothing but `verify`'s answer */
+  bool progress;                   /* mentat verify: long commands show progress on standard error when it is a
+                                      terminal (as at an interactive prompt), never with --json */
 } repl_options;
 
 /* Runs console commands from IN, answers to OUT; SCRIPT names IN in messages

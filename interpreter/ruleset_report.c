@@ -22,17 +22,42 @@
 
 static bool numbered_in_play(const char *id) { return (id[0] == '0' || id[0] == '1') && id[1] == '.'; }
 
-/* Does the tree N (nested rules included) signal EVENT, or offer ACTION in an
- * `act`?  (act lists are the checker's, so only rules in force answer.) */
-static bool reaches(const program *p, const node *n, const char *event, int action, int depth) {
+bool rules_reach(const program *p, const node *n, const char *event, int action, int depth) {
   if (!n || depth > 200) return false;
   if (event && n->kind == AST_SIGNAL && !strcmp(n->name, event)) return true;
   if (action >= 0 && n->kind == AST_ACT && n->sym >= 0 && n->sym < p->nlists)
     for (int i = 0; i < p->nlist[n->sym]; i++)
       if (p->lists[n->sym][i] == action) return true;
   for (uint32_t i = 0; i < n->nkids; i++)
-    if (reaches(p, n->kids[i], event, action, depth + 1)) return true;
+    if (rules_reach(p, n->kids[i], event, action, depth + 1)) return true;
   return false;
+}
+
+/* Does N offer ACTION in an `act` of its own (the statements of a nested rule are that rule's)? */
+static bool offers_own(const program *p, const node *n, int action, int depth) {
+  if (!n || depth > 200 || (depth > 0 && n->kind == AST_RULE)) return false;
+  if (n->kind == AST_ACT && n->sym >= 0 && n->sym < p->nlists)
+    for (int i = 0; i < p->nlist[n->sym]; i++)
+      if (p->lists[n->sym][i] == action) return true;
+  for (uint32_t i = 0; i < n->nkids; i++)
+    if (offers_own(p, n->kids[i], action, depth + 1)) return true;
+  return false;
+}
+
+int rules_offering(const program *p, int action, strbuf *out) {
+  int n = 0;
+  for (int q = 0; q < p->nrules; q++) {
+    const rule_rec *rr = &p->rules[q];
+    if (rr->disabled || !rr->items) continue;
+    bool own = false;
+    for (uint32_t i = 0; i < rr->items->nkids && !own; i++) own = offers_own(p, rr->items->kids[i], action, 1);
+    if (!own) continue;
+    int ph = rr->parent;
+    while (ph >= 0 && p->rules[ph].form != RF_PHASE) ph = p->rules[ph].parent;
+    sb_printf(out, "%s%s (%s)", n++ ? "; " : "", rr->id, rr->title ? rr->title : "");
+    if (ph >= 0 && ph != q) sb_printf(out, ", in %s (%s)", p->rules[ph].id, p->rules[ph].title ? p->rules[ph].title : "");
+  }
+  return n;
 }
 
 /* The numbered rule in whose phase rule R's hooks run, or -1: the first
@@ -44,12 +69,12 @@ static int hook_phase(const program *p, int r) {
     if (p->triggers[t].rule != r) continue;
     const char *ev = p->events[p->triggers[t].event].name;
     for (int q = 0; q < p->nrules; q++)
-      if (!p->rules[q].disabled && numbered_in_play(p->rules[q].id) && reaches(p, p->rules[q].items, ev, -1, 0)) return q;
+      if (!p->rules[q].disabled && numbered_in_play(p->rules[q].id) && rules_reach(p, p->rules[q].items, ev, -1, 0)) return q;
   }
   for (int a = 0; a < p->nactions; a++) {
     if (p->actions[a].rule != r) continue;
     for (int q = 0; q < p->nrules; q++)
-      if (!p->rules[q].disabled && numbered_in_play(p->rules[q].id) && reaches(p, p->rules[q].items, NULL, a, 0)) return q;
+      if (!p->rules[q].disabled && numbered_in_play(p->rules[q].id) && rules_reach(p, p->rules[q].items, NULL, a, 0)) return q;
   }
   return -1;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "mentat.h"
+#include "program.h"
 #include "util.h"
 
 /* What WITH (a rule set with variants) changes relative to BASE (the same
@@ -23,5 +24,13 @@ int rules_report_diff(const mt_rules *base, const mt_rules *with, bool json, str
  * under that phase, or that rule, and their direct neighbours.  Appends to
  * OUT; -1 (the message in OUT) for an unknown phase or rule. */
 int rules_report_graph(const mt_rules *r, const char *phase, const char *rule, strbuf *out);
+
+/* Does the tree N (nested rules included) signal EVENT, or offer ACTION in an
+ * `act`?  (act lists are the checker's, so only rules in force answer.) */
+bool rules_reach(const program *p, const node *n, const char *event, int action, int depth);
+/* The rules in force whose own statements (not a nested rule's) offer ACTION in an `act`,
+ * each as `ID (title), in PHASE-ID (title)` (the phase it belongs to, if any), joined by
+ * "; " into OUT; how many. */
+int rules_offering(const program *p, int action, strbuf *out);
 
 #endif

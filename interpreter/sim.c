@@ -259,11 +259,7 @@ static void prof_report(void) {
 #endif
 }
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
+static double now(void) { return mt_seconds(); }
 
 /* The bots as given (one kind, or one per seat). */
 static const char *bots_name(const sim_opts *o) { return o->bots_text ? o->bots_text : bot_kind_name(o->bots[0]); }

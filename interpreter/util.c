@@ -422,6 +422,12 @@ void mt_progress(const char *fmt, ...) {
   fflush(mt_progress_to);
 }
 
+double mt_seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 void mt_progress_end(void) {
   if (mt_progress_to && progress_shown) {
     fputs("\r\033[K", mt_progress_to);

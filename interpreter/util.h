@@ -118,6 +118,8 @@ void mt_progress(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)))
 #endif
     ;
+/* Seconds on a monotonic clock (for rates and time left, never for results). */
+double mt_seconds(void);
 void mt_progress_end(void);
 
 #endif

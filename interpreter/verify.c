@@ -602,7 +602,8 @@ static long check_header(const vm *v, strbuf *why) {
   if (vs->phase_rule < -1 || vs->phase_rule >= p->nrules) BAD(OFF(phase_rule), "phase rule %d is not a rule", vs->phase_rule);
   if (vs->phase_seq < 0) BAD(OFF(phase_seq), "phase count %d is negative", vs->phase_seq);
   if (vs->secret != 0 && vs->secret != 1) BAD(OFF(secret), "secret round flag %d is not 0 or 1", vs->secret);
-  if (vs->pad != 0) BAD(OFF(pad), "padding word %d is not 0", vs->pad);
+  if (vs->stop_phase_begin != 0 && !is_phase(p, vs->stop_phase_begin - 1))
+    BAD(OFF(stop_phase_begin), "stop before phase %d is not a phase", vs->stop_phase_begin - 1);
   if (vs->seek_phase != -1 && !is_phase(p, vs->seek_phase)) BAD(OFF(seek_phase), "seek target %d is not a phase", vs->seek_phase);
   if (vs->stop_phase_end != -1 && vs->stop_phase_end != -2 && !is_phase(p, vs->stop_phase_end))
     BAD(OFF(stop_phase_end), "stop phase %d is not a phase", vs->stop_phase_end);

@@ -760,6 +760,7 @@ dispatch:
     R->sp = sp;
     x = vm_builtin(v, id, S + sp, &err, &errv);
     if (err) FAIL(err, id, 0, errv);
+    if (id == BI_shuffle) v->shuffled_rule = p->funcs[F->fn].rule, v->shuffled_slot = (int)S[sp];
     NEED(1);
     PUSH(x);
     DISPATCH();
@@ -956,6 +957,11 @@ dispatch:
       pc = ipc; /* positioned: pause at the start of the phase */
       goto pause;
     }
+    if (vs->stop_phase_begin == A_ + 1) { /* pause before this phase begins; it begins when resumed */
+      vs->stop_phase_begin = 0;
+      pc = ipc;
+      goto pause;
+    }
     if (vs->stop_phase_end == -2) vs->stop_phase_end = A_; /* `run phase` between phases: play the next one */
     if (vs->stop_turn >= 0 && p->turn_var >= 0 && turn_now(v) > vs->stop_turn) { /* turn stop_turn is over */
       vs->stop_turn = -1;
@@ -1092,13 +1098,16 @@ void vm_reset_stops(vm_state *vs) {
   vs->seek_turn = -1;
   vs->stop_phase_end = -1;
   vs->stop_turn = -1;
+  vs->stop_phase_begin = 0;
 }
 
 int vm_start(vm *v) {
   vm_state *vs = v->vs;
   const program *p = v->p;
   int32_t seek = vs->seek_phase, seek_turn = vs->seek_turn, stop_end = vs->stop_phase_end, stop_turn = vs->stop_turn;
+  int32_t stop_begin = vs->stop_phase_begin;
   memset(vs, 0, sizeof *vs);
+  vs->stop_phase_begin = stop_begin;
   vs->phase_rule = -1;
   vs->seek_phase = seek; /* vm_start keeps the stop conditions the caller set */
   vs->seek_turn = seek_turn;

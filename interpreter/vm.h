@@ -39,7 +39,8 @@ typedef struct vm_decision {
 typedef struct vm_state {
   int32_t status, sp, nframes, phase_rule;
   int32_t phase_seq, secret, ncancel, err_code;
-  int32_t err_pc, err_a, err_b, pad;
+  int32_t err_pc, err_a, err_b;
+  int32_t stop_phase_begin;       /* pause as this phase rule + 1 begins (0: never; the console's `phase`) */
   int32_t seek_phase, seek_turn;  /* seeking: skip phases until this one starts in this turn (-1: not seeking) */
   int32_t stop_phase_end;         /* pause when this phase rule ends (-1: never; -2: the next phase to begin) */
   int32_t stop_turn;              /* pause when a phase begins in a later turn than this (-1: never) */
@@ -172,6 +173,9 @@ typedef struct vm {
   uint64_t log_audience; /* while a line is narrated: the data factions it is for (log for S), or 0: everyone */
   void (*fired)(void *ud, int fn); /* told of every rule code the game runs (triggers, steps, effects); may be NULL */
   void *fired_ud;
+  /* the rule whose code last shuffled a pile, and that pile's slot (-1: none since the caller
+   * set them so): the console's `stack` names the rule that will shuffle its card away */
+  int shuffled_rule, shuffled_slot;
   uint32_t memo_epoch;
   int32_t cycle[8];    /* VE_STACK: the functions of the innermost repeating calls (for the message) */
   int ncycle;

@@ -49,13 +49,27 @@ if command -v script >/dev/null 2>&1; then
   if printf '%s' "$out" | grep -q 'interrupted (Ctrl-C)' && printf '%s' "$out" | grep -q 'verify: [0-9]* positions, [0-9]* positions/s' &&
      printf '%s' "$out" | grep -q 'check passed' && printf '%s' "$out" | grep -q 'mentat> quit'; then ok
   else bad "Ctrl-C stops a running verify, progress shown, the prompt back" "$out"; fi
-  out=$( (printf 'new seed=1\nbots search\nturn 2\nphase bidding\n'; sleep 1; printf 'run game\n'; sleep 1; printf '\003'; sleep 1;
+  out=$( (printf 'new seed=1\nbots search\nturn 2\nphase bidding\n'; sleep 1; printf 'run game\n'; sleep 2; printf '\003'; sleep 1;
           printf 'check turn == 2 and high_bidder == none\n'; sleep 0.5; printf 'quit\n'; sleep 0.3) |
     MENTAT_HISTORY="$TMP/hist4" NO_COLOR=1 timeout 50 script -qfc "$MENTAT repl" /dev/null 2>&1 | tr -d '\r')
   if printf '%s' "$out" | grep -q 'interrupted (Ctrl-C): the game is put back as it was before this command' &&
      printf '%s' "$out" | grep -q 'check passed'; then ok
   else bad "Ctrl-C stops 'run game' with search bots and puts the game back" "$out"; fi
+  # ... and while it ran, its progress showed: the turn of the game's length, decisions, their rate
+  if printf '%s' "$out" | grep -aq 'run: turn [0-9]* of 10, [0-9]* decisions, [0-9.]* decisions/s'; then ok
+  else bad "'run game' with search bots shows its progress at a terminal" "$out"; fi
+  # the command-line verify shows its progress on a terminal's standard error too
+  out=$(NO_COLOR=1 timeout 30 script -qfc "$MENTAT verify --seed 1 always 'turn < 5' by turn 3 --max-seconds 2" /dev/null 2>&1 | tr '\r' '\n')
+  if printf '%s' "$out" | grep -aq 'verify: [0-9]* positions, [0-9]* positions/s, at most [0-9]* s left'; then ok
+  else bad "mentat verify shows its progress at a terminal" "$out"; fi
 fi
+# ... never in a pipe, nor with --json
+out=$("$MENTAT" verify --seed 1 always 'turn < 5' by turn 3 --max-seconds 1 2>&1)
+if printf '%s' "$out" | grep -q 'positions/s, at most'; then bad "mentat verify: progress written to a pipe" "$out"; else ok; fi
+out=$(NO_COLOR=1 timeout 30 script -qfc "$MENTAT verify --json --seed 1 always 'turn < 5' by turn 3 --max-seconds 1" /dev/null 2>&1)
+if printf '%s' "$out" | grep -q 'positions/s, at most'; then bad "mentat verify --json: progress at a terminal" "$out"; else ok; fi
+out=$(printf 'new seed=1\nbots heuristic\nrun game\n' | "$MENTAT" repl - 2>&1)
+if printf '%s' "$out" | grep -q 'decisions/s'; then bad "run game: progress written to a pipe" "$out"; else ok; fi
 # progress never goes to a pipe nor into --json
 out=$(printf 'new seed=1\nverify always turn < 5 by turn 3 --max-seconds 1\n' | "$MENTAT" repl - 2>&1)
 if printf '%s' "$out" | grep -q 'positions/s, at most'; then bad "progress written to a pipe" "$out"; else ok; fi

@@ -3,7 +3,7 @@
 if exists("b:current_syntax")
   finish
 endif
-syn keyword mentatKeyword event var rule ability value action phase step game faction card variant extends disable replace supersedes amends basic advanced alliance note karama before after instead of on procedure invariant check require forbid because cost effect when where order let set if else for by break signal run may act verb can ask from secret cancel log finish
+syn keyword mentatKeyword event var rule ability value action phase step game faction card variant extends disable replace supersedes amends basic advanced alliance note karama before after instead of on procedure invariant repair check require forbid because cost effect when where order let set if else for by break signal run may act verb can ask from secret cancel log finish
 syn keyword mentatConstant true false none
 syn keyword mentatOperator and or not in is
 syn keyword mentatAggregate sum any all min_of max_of min_by max_by
