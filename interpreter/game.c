@@ -162,6 +162,7 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
   mt_rules *r = mt_calloc(1, sizeof *r);
   r->refs = 1;
   r->bot_value = BOT_VALUE_UNKNOWN;
+  r->leader_seen_by = BOT_VALUE_UNKNOWN;
   r->message = fn;
   r->message_ud = ud;
   r->d = diag_new(sink, r);
@@ -178,6 +179,7 @@ mt_rules *mt_rules_load(const mt_load *o) {
   mt_rules *r = mt_calloc(1, sizeof *r);
   r->refs = 1;
   r->bot_value = BOT_VALUE_UNKNOWN;
+  r->leader_seen_by = BOT_VALUE_UNKNOWN;
   r->message = o->message;
   r->message_ud = o->message_ud;
   r->message_at = o->message_at;

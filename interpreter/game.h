@@ -46,6 +46,7 @@ struct mt_rules {
   int errors;      /* reported while loading (mt_load.keep_on_error): no game runs on it */
   bool keep;       /* mt_load.keep_on_error */
   int bot_value; /* the value the heuristic bot maximises (bots.c), -1 if none; BOT_VALUE_UNKNOWN: not looked up */
+  int leader_seen_by; /* the value leader_seen_by(l, f) (1.11.00; determinize.c), -1 if none; BOT_VALUE_UNKNOWN: not looked up */
 };
 #define BOT_VALUE_UNKNOWN (-2)
 
