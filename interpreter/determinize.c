@@ -29,6 +29,11 @@ static int16_t *cards_at(unsigned char *st, size_t off) {
   return (int16_t *)(void *)(st + off);
 }
 
+static int by_place(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
 /* Deals the cards game faction ME may not see anew, deck by deck: the cards
  * of one deck lying in piles hidden from ME are dealt at random into the
  * places those cards held (each pile keeps its size, a deck's cards stay in
@@ -38,7 +43,6 @@ static int16_t *cards_at(unsigned char *st, size_t off) {
 static void deal_hidden(const board_layout *L, unsigned char *st, int me, uint64_t *rng) {
   const board_def *def = L->def;
   int16_t *cp = cards_at(st, L->off_card_pile), *cpos = cards_at(st, L->off_card_pos);
-  int16_t *pn = cards_at(st, L->off_pile_n);
   for (int d = 0; d < def->ndecks; d++) {
     int first = def->decks[d].first_card, end = first + def->decks[d].ncards;
     int16_t card[BOARD_MAX_CARDS], slot[BOARD_MAX_CARDS], pos[BOARD_MAX_CARDS];
@@ -46,22 +50,16 @@ static void deal_hidden(const board_layout *L, unsigned char *st, int me, uint64
     for (int c = first; c < end && c < def->ncards; c++)
       if (cp[c] >= 0 && !sees_pile(L, cp[c], me)) card[n++] = (int16_t)c;
     if (n < 2) continue;
-    int m = 0; /* the places, in slot then position order */
-    for (int s = 0; s < L->npile_slots && m < n; s++) {
-      if (sees_pile(L, s, me)) continue;
-      for (int q = 0; q < pn[s]; q++)
-        for (int k = 0; k < n; k++)
-          if (cp[card[k]] == s && cpos[card[k]] == q) {
-            slot[m] = (int16_t)s, pos[m] = (int16_t)q, m++;
-            break;
-          }
-    }
+    int32_t place[BOARD_MAX_CARDS]; /* the places, in slot then position order */
+    for (int k = 0; k < n; k++) place[k] = (int32_t)cp[card[k]] << 16 | (int32_t)(uint16_t)cpos[card[k]];
+    qsort(place, (size_t)n, sizeof *place, by_place);
+    for (int k = 0; k < n; k++) slot[k] = (int16_t)(place[k] >> 16), pos[k] = (int16_t)(place[k] & 0xffff);
     for (int i = n - 1; i > 0; i--) { /* Fisher-Yates over the cards */
       int j = (int)(bot_rand(rng) % (uint64_t)(i + 1));
       int16_t t = card[i];
       card[i] = card[j], card[j] = t;
     }
-    for (int k = 0; k < m; k++) cp[card[k]] = slot[k], cpos[card[k]] = pos[k];
+    for (int k = 0; k < n; k++) cp[card[k]] = slot[k], cpos[card[k]] = pos[k];
   }
   board_touch(L, st, BOARD_GEN_CARDS);
 }
@@ -266,7 +264,7 @@ static void deal_hidden_leaders(mt_game *g, int64_t faction, uint64_t *rng) {
   vm_memo_reset(&g->v);
   for (int l = 0; l < nl; l++) {
     int64_t args[2] = {l, faction}, seen = 1;
-    hidden[l] = vm_eval(&g->v, g->r->prog.values[seen_by].dispatch_fn, args, 2, &seen, NULL) && seen == 0;
+    hidden[l] = vm_eval_cached(&g->v, g->r->prog.values[seen_by].dispatch_fn, args, 2, 2, &seen) && seen == 0;
     nhidden += hidden[l];
   }
   if (nhidden < 2) return;
