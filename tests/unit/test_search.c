@@ -84,8 +84,9 @@ static bool sees(const mt_game *g, int s, int me) {
 
 /* Swaps a card another faction holds hidden from the deciding faction with a
  * card of the same deck in another hidden pile (a face-down deck), and adds 7
- * to another faction's secret variables: true if such cards were found. */
-static bool change_hidden(mt_game *g) {
+ * to another faction's secret variables: the game faction that held the first
+ * card (it sees the change), or -1 if no such cards were found. */
+static int change_hidden(mt_game *g) {
   const board_layout *L = g->L;
   const board_def *def = g->r->def;
   int me = vm_game_faction(&g->v, g->v.vs->dec.faction);
@@ -102,10 +103,10 @@ static bool change_hidden(mt_game *g) {
           if (L->vars[v].visibility == VIS_OWNER && L->vars[v].scope == BS_FACTION && L->vars[v].type == BT_INT)
             board_var_set(L, g->v.st, v, (me + 1) % L->nf, 0, board_var_get(L, g->v.st, v, (me + 1) % L->nf, 0) + 7);
         assert_int_equal(board_check_piles(L, g->v.st, &(int){0}), 0);
-        return true;
+        return L->owner_of_slot[s1];
       }
     }
-  return false;
+  return -1;
 }
 
 /* A bot's answer to G's decision with its generator at SEED. */
@@ -128,7 +129,8 @@ static void hidden_cards_and_secrets(int kind) {
       continue;
     }
     mt_game *h = mt_clone(g);
-    if (!change_hidden(h)) {
+    int holder = change_hidden(h);
+    if (holder < 0) {
       mt_game_free(h);
       mt_game_free(g);
       continue;
@@ -140,6 +142,12 @@ static void hidden_cards_and_secrets(int kind) {
     bot_determinize(dg, me, &r1);
     bot_determinize(dh, me, &r2);
     assert_true(memcmp(dg->block, dh->block, g->L->off_gen) == 0);
+    mt_copy_state(dg, g); /* the faction that held the card sees the change: its worlds differ */
+    mt_copy_state(dh, h);
+    r1 = r2 = 7;
+    bot_determinize(dg, g->L->faction[holder], &r1);
+    bot_determinize(dh, g->L->faction[holder], &r2);
+    assert_true(memcmp(dg->block, dh->block, g->L->off_gen) != 0);
     mt_choice a = choose(g, kind, 99), b = choose(h, kind, 99);
     assert_true(same_choice(&a, &b));
     mt_game_free(dg);
