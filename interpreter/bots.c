@@ -116,37 +116,54 @@ int bot_value_index(const mt_game *g) {
   return r->bot_value = value;
 }
 
+/* The heuristic bot: the candidates (bot_candidates) are the answers the engine offers, so they
+ * read only what the deciding faction is told; each is then tried and scored in one world that
+ * faction cannot tell from G (bot_determinize), never in G itself: an answer that draws a card
+ * or reaches another faction's secret shows what the faction could guess, not what is there.
+ * In a world that is already a determinization (a search playout, WORLD true) the answers are
+ * tried in G. */
+bool bot_heuristic_choose(mt_game *g, uint64_t *rng, mt_choice *out, bool world) {
+  static mt_choice buf[BOT_CAP];
+  size_t n = bot_candidates(g, rng, buf);
+  if (n == 0) return false;
+  int value = bot_value_index(g);
+  int64_t me = g->v.vs->dec.faction;
+  if (value >= 0 && n > 1) {
+    size_t best = SIZE_MAX;
+    int64_t best_score = INT64_MIN;
+    mt_game *seen = NULL; /* what the faction may see of G, the rest guessed */
+    if (!world) {
+      seen = mt_clone(g);
+      mt_game_set_log(seen, NULL, NULL);
+      bot_determinize(seen, me, rng);
+    }
+    const mt_game *base = seen ? seen : g;
+    mt_game *probe = mt_clone(base);
+    mt_game_set_log(probe, NULL, NULL); /* the trials are silent: only the answer chosen is narrated */
+    for (size_t i = 0; i < n; i++) {
+      mt_copy_state(probe, base);
+      if (mt_apply(probe, &buf[i], NULL) < 0 || mt_status(probe) == MT_FAILED) continue;
+      int64_t s;
+      if (!bot_value(probe, value, me, &s)) continue;
+      s = s * 16 + (int64_t)(bot_rand(rng) % 16); /* ties broken at random */
+      if (s > best_score) best_score = s, best = i;
+    }
+    mt_game_free(probe);
+    if (seen) mt_game_free(seen);
+    if (best != SIZE_MAX) {
+      *out = buf[best];
+      return true;
+    }
+  }
+  *out = buf[bot_rand(rng) % n];
+  return true;
+}
+
 bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out) {
   static mt_choice buf[BOT_CAP];
   if (kind == BOT_RANDOM) return mt_sample(g, rand_cb, rng, out) != 0;
   if (kind == BOT_SEARCH) return bot_search_choose(g, rng, out);
-  if (kind == BOT_HEURISTIC) {
-    size_t n = bot_candidates(g, rng, buf);
-    if (n == 0) return false;
-    int value = bot_value_index(g);
-    int64_t me = g->v.vs->dec.faction;
-    if (value >= 0 && n > 1) {
-      size_t best = SIZE_MAX;
-      int64_t best_score = INT64_MIN;
-      mt_game *probe = mt_clone(g);
-      mt_game_set_log(probe, NULL, NULL); /* the trials are silent: only the answer chosen is narrated */
-      for (size_t i = 0; i < n; i++) {
-        mt_copy_state(probe, g);
-        if (mt_apply(probe, &buf[i], NULL) < 0 || mt_status(probe) == MT_FAILED) continue;
-        int64_t s;
-        if (!bot_value(probe, value, me, &s)) continue;
-        s = s * 16 + (int64_t)(bot_rand(rng) % 16); /* ties broken at random */
-        if (s > best_score) best_score = s, best = i;
-      }
-      mt_game_free(probe);
-      if (best != SIZE_MAX) {
-        *out = buf[best];
-        return true;
-      }
-    }
-    *out = buf[bot_rand(rng) % n];
-    return true;
-  }
+  if (kind == BOT_HEURISTIC) return bot_heuristic_choose(g, rng, out, false);
   if (kind == BOT_PASSIVE) {
     const mt_decision *d = mt_pending(g);
     if (d && d->kind == MT_DEC_YESNO) {

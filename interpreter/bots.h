@@ -18,7 +18,9 @@
  * else draws of mt_sample, never the full list, plus both ends of the
  * integer range of each action drawn) on copies of the game and keeps the one
  * after which the rules' value `bot_value(f)` of the deciding faction is
- * highest (random when the rules define no such value); search: tries the
+ * highest (random when the rules define no such value), tried in a world
+ * made from what that faction may see (bot_determinize), never in the real
+ * position; search: tries the
  * heuristic's candidates in playouts on determinized copies (search.c).  Every bot returns
  * false when there is no answer, and also when the decision's work budget ran
  * out (mt_decision_error then says so). */
@@ -35,6 +37,10 @@ const char *bot_kind_name(int kind);
 uint64_t bot_rand(uint64_t *state);
 /* Chooses an answer to G's pending decision; false if there is none. */
 bool bot_choose(mt_game *g, int kind, uint64_t *rng, mt_choice *out);
+/* The heuristic bot's answer to G's pending decision, its candidates scored in a
+ * determinization of G from the deciding faction's view (bot_determinize); WORLD:
+ * G is one already (a search playout), scored as it is. */
+bool bot_heuristic_choose(mt_game *g, uint64_t *rng, mt_choice *out, bool world);
 /* The heuristic bot's candidate answers into BUF (BOT_CAP entries): how many. */
 size_t bot_candidates(mt_game *g, uint64_t *rng, mt_choice *buf);
 /* The rules' value `bot_value(f: faction): int`, or -1 if they define none. */

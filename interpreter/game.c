@@ -162,6 +162,7 @@ mt_rules *game_rules_compile(const board_def *def, const char *const *names, con
   mt_rules *r = mt_calloc(1, sizeof *r);
   r->refs = 1;
   r->bot_value = BOT_VALUE_UNKNOWN;
+  r->leader_seen_by = BOT_VALUE_UNKNOWN;
   r->message = fn;
   r->message_ud = ud;
   r->d = diag_new(sink, r);
@@ -178,6 +179,7 @@ mt_rules *mt_rules_load(const mt_load *o) {
   mt_rules *r = mt_calloc(1, sizeof *r);
   r->refs = 1;
   r->bot_value = BOT_VALUE_UNKNOWN;
+  r->leader_seen_by = BOT_VALUE_UNKNOWN;
   r->message = o->message;
   r->message_ud = o->message_ud;
   r->message_at = o->message_at;
@@ -253,7 +255,7 @@ const mt_rules *game_rules_retain(const mt_rules *r) {
 void mt_rules_free(mt_rules *r) {
   if (!r || --r->refs > 0) return;
   vm_vcache_free(r->spare_vc);
-  mt_free(r->spare_memo);
+  for (int i = 0; i < r->nspare_memo; i++) mt_free(r->spare_memo[i]);
   game_hash_free(r);
   sema_free(&r->prog);
   if (r->def && !r->def_borrowed) board_def_free(r->def);
@@ -307,22 +309,23 @@ static void bind(mt_game *g) {
   g->v.can_act = game_can_act;
 }
 
-/* The rules' spare memo (game.h), if any, becomes G's, in an epoch of its own. */
+/* One of the rules' spare memos (game.h), if any, becomes G's, in an epoch of its own. */
 static void take_memo(mt_game *g) {
   mt_rules *r = (mt_rules *)(uintptr_t)g->r;
-  if (!r->spare_memo) return;
-  g->v.memo = r->spare_memo;
-  g->v.memo_epoch = r->spare_memo_epoch;
-  r->spare_memo = NULL;
+  if (!r->nspare_memo) return;
+  int i = --r->nspare_memo;
+  g->v.memo = r->spare_memo[i];
+  g->v.memo_epoch = r->spare_memo_epoch[i];
+  r->spare_memo[i] = NULL;
   vm_memo_reset(&g->v);
 }
 
-/* G's memo goes back to the rules (one spare), else is freed. */
+/* G's memo goes back to the rules (up to GAME_SPARE_MEMOS spares), else is freed. */
 static void give_memo(mt_game *g) {
   mt_rules *r = (mt_rules *)(uintptr_t)g->r;
-  if (g->v.memo && !r->spare_memo) {
-    r->spare_memo = g->v.memo;
-    r->spare_memo_epoch = g->v.memo_epoch;
+  if (g->v.memo && r->nspare_memo < GAME_SPARE_MEMOS) {
+    r->spare_memo[r->nspare_memo] = g->v.memo;
+    r->spare_memo_epoch[r->nspare_memo++] = g->v.memo_epoch;
   } else {
     mt_free(g->v.memo);
   }

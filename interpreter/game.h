@@ -9,6 +9,8 @@
 #include "program.h"
 #include "vm.h"
 
+#define GAME_SPARE_MEMOS 4 /* memos the rules keep for the next games (take_memo, game.c) */
+
 struct mt_rules {
   board_def *def;
   program prog;
@@ -38,14 +40,17 @@ struct mt_rules {
    * factions starts with it instead of an empty one (its entries are keyed by what they read) */
   struct vm_vcache *spare_vc;
   int spare_nf, spare_faction[BOARD_MAX_FACTIONS];
-  /* the evaluation memo of the last game or clone freed (vm.h), with its epoch: entries of older
-   * epochs never match, so the next game takes it instead of zeroing VM_MEMO entries of its own */
-  struct vm_memo *spare_memo;
-  uint32_t spare_memo_epoch;
+  /* the evaluation memos of the last games or clones freed (vm.h), with their epochs: entries of
+   * older epochs never match, so the next game takes one instead of zeroing VM_MEMO entries of its
+   * own (several: a bot keeps a world and a probe, two clones, alive at once) */
+  struct vm_memo *spare_memo[GAME_SPARE_MEMOS];
+  uint32_t spare_memo_epoch[GAME_SPARE_MEMOS];
+  int nspare_memo;
   mt_message_at_fn message_at;
   int errors;      /* reported while loading (mt_load.keep_on_error): no game runs on it */
   bool keep;       /* mt_load.keep_on_error */
   int bot_value; /* the value the heuristic bot maximises (bots.c), -1 if none; BOT_VALUE_UNKNOWN: not looked up */
+  int leader_seen_by; /* the value leader_seen_by(l, f) (1.11.00; determinize.c), -1 if none; BOT_VALUE_UNKNOWN: not looked up */
 };
 #define BOT_VALUE_UNKNOWN (-2)
 

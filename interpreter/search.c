@@ -43,97 +43,6 @@ void bot_search_get(int *playouts, int *horizon, int *width) {
   *width = search_width;
 }
 
-/* Whether game faction ME may see the cards of pile slot S (the data's
- * visibility of the pile; a faction pile is its owner's). */
-static bool sees_pile(const board_layout *L, int s, int me) {
-  const board_pile *p = &L->def->piles[L->pile_of_slot[s]];
-  return p->visibility == VIS_PUBLIC || (p->visibility == VIS_OWNER && L->owner_of_slot[s] == me && me >= 0);
-}
-
-/* The card arrays of the state, as board.c lays them out: the pile slot and
- * the position of every card. */
-static int16_t *cards_at(unsigned char *st, size_t off) {
-  return (int16_t *)(void *)(st + off);
-}
-
-/* Deals the cards game faction ME may not see anew, deck by deck: the cards
- * of one deck lying in piles hidden from ME are dealt at random into the
- * places those cards held (each pile keeps its size, a deck's cards stay in
- * the piles that held that deck's cards).  Places and cards are listed in a
- * fixed order (by pile slot and position, by card), so the result does not
- * depend on where the hidden cards really were. */
-static void deal_hidden(const board_layout *L, unsigned char *st, int me, uint64_t *rng) {
-  const board_def *def = L->def;
-  int16_t *cp = cards_at(st, L->off_card_pile), *cpos = cards_at(st, L->off_card_pos);
-  int16_t *pn = cards_at(st, L->off_pile_n);
-  for (int d = 0; d < def->ndecks; d++) {
-    int first = def->decks[d].first_card, end = first + def->decks[d].ncards;
-    int16_t card[BOARD_MAX_CARDS], slot[BOARD_MAX_CARDS], pos[BOARD_MAX_CARDS];
-    int n = 0;
-    for (int c = first; c < end && c < def->ncards; c++)
-      if (cp[c] >= 0 && !sees_pile(L, cp[c], me)) card[n++] = (int16_t)c;
-    if (n < 2) continue;
-    int m = 0; /* the places, in slot then position order */
-    for (int s = 0; s < L->npile_slots && m < n; s++) {
-      if (sees_pile(L, s, me)) continue;
-      for (int q = 0; q < pn[s]; q++)
-        for (int k = 0; k < n; k++)
-          if (cp[card[k]] == s && cpos[card[k]] == q) {
-            slot[m] = (int16_t)s, pos[m] = (int16_t)q, m++;
-            break;
-          }
-    }
-    for (int i = n - 1; i > 0; i--) { /* Fisher-Yates over the cards */
-      int j = (int)(bot_rand(rng) % (uint64_t)(i + 1));
-      int16_t t = card[i];
-      card[i] = card[j], card[j] = t;
-    }
-    for (int k = 0; k < m; k++) cp[card[k]] = slot[k], cpos[card[k]] = pos[k];
-  }
-  board_touch(L, st, BOARD_GEN_CARDS);
-}
-
-/* Replaces the secret variables (visibility owner) of the factions other
- * than ME: an integer by ME's own value of it (a guess that reads nothing
- * hidden), anything else by its initial value. */
-static void guess_secrets(const board_layout *L, unsigned char *st, int me) {
-  for (int v = 0; v < L->nvars; v++) {
-    const board_var *bv = &L->vars[v];
-    if (bv->visibility != VIS_OWNER || bv->scope != BS_FACTION) continue;
-    bool mine = me >= 0 && bv->type == BT_INT && !bv->set;
-    for (int gf = 0; gf < L->nf; gf++) {
-      if (gf == me) continue;
-      for (int cell = 0; cell < bv->len; cell++)
-        board_var_set(L, st, v, gf, cell, mine ? board_var_get(L, st, v, me, cell) : bv->initial);
-    }
-  }
-}
-
-/* In a secret round, what the other factions answered is not known yet: their
- * instances of every per-faction variable go back to what they were when the
- * round began (the VM's copy); ME's own answers stay. */
-static void hide_round(const board_layout *L, unsigned char *st, const unsigned char *before, int me) {
-  for (int i = 0; i < L->nvars; i++) {
-    const board_var *bv = &L->vars[i];
-    if (bv->scope != BS_FACTION) continue;
-    size_t cells = (size_t)bv->len * sizeof(int32_t);
-    for (int k = 0; k < L->nf; k++)
-      if (k != me) {
-        size_t off = L->var_off[i] + (size_t)k * cells;
-        memcpy(st + off, before + (off - L->off_vars), cells);
-      }
-  }
-}
-
-void bot_determinize(mt_game *g, int64_t faction, uint64_t *rng) {
-  const board_layout *L = g->L;
-  int me = vm_game_faction(&g->v, faction);
-  if (g->v.vs->secret && g->v.secret_seen) hide_round(L, g->v.st, g->v.secret_vars, me);
-  deal_hidden(L, g->v.st, me, rng);
-  guess_secrets(L, g->v.st, me);
-  board_rng_seed(L, g->v.st, bot_rand(rng)); /* the dice to come are not the real ones */
-}
-
 static int find_var(const program *p, const char *name) {
   for (int i = 0; i < p->nvars; i++)
     if (!strcmp(p->vars[i].name, name)) return i;
@@ -157,7 +66,7 @@ static bool outcome(mt_game *g, int value, int winners, int64_t f, int64_t *out)
 static void playout(mt_game *g, int horizon, uint64_t *rng) {
   for (int k = 0; k < horizon && mt_status(g) == MT_WAITING; k++) {
     mt_choice c;
-    if (!bot_choose(g, BOT_HEURISTIC, rng, &c) || mt_apply(g, &c, NULL) < 0) return;
+    if (!bot_heuristic_choose(g, rng, &c, true) || mt_apply(g, &c, NULL) < 0) return; /* G is a world already */
   }
 }
 

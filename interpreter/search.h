@@ -24,10 +24,13 @@ void bot_search_get(int *playouts, int *horizon, int *width);
  * deciding faction's view; false if there is none.  Deterministic in *RNG. */
 bool bot_search_choose(mt_game *g, uint64_t *rng, mt_choice *out);
 /* Makes G one of the positions its pending decision's FACTION (a data faction
- * index) cannot tell from it: the cards of piles hidden from it dealt anew
- * within each deck, the other factions' secret variables guessed (their
- * integers set to FACTION's own value), the game's generator reseeded.  The
- * result depends only on what FACTION may see and on *RNG. */
+ * index) cannot tell from it (determinize.c): the cards of piles hidden from
+ * it dealt anew within each deck, the other factions' secret variables guessed
+ * (their integers set to FACTION's own value) and those nobody sees reset, in
+ * a secret round the others' answers taken back, the leaders the rules'
+ * leader_seen_by hides from it dealt anew among those of one owner, the game's
+ * generator reseeded.  The result depends only on what FACTION may see and on
+ * *RNG. */
 void bot_determinize(mt_game *g, int64_t faction, uint64_t *rng);
 
 #endif
