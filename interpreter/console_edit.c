@@ -47,6 +47,9 @@ static mt_rules *compile_pack(repl *R, const char *expansion, const char *const 
   char *exp[32];
   int ne = *names ? mt_split_list(names, exp, 32) : 0;
   if (ne < 0) return fail(R, "expansion= has an empty name or too many names"), NULL;
+  for (int i = 0; i < ne; i++)
+    for (int j = 0; j < i; j++)
+      if (!strcmp(exp[i], exp[j])) return fail(R, "expansion '%s' is listed twice", exp[i]), NULL;
   const char *packs[32 + 32];
   char *owned[32];
   for (int i = 0; i < ne; i++) {
