@@ -27,6 +27,7 @@ typedef struct repl {
   const char *variants[32];
   int nvariants;
   char varbuf[1024];
+  char expansion[512]; /* `new expansion=a,b`: the pack's expansions laid before the mods ("" none) */
   int advanced;
   mt_rules *r;
   mt_game *g;

@@ -13,7 +13,7 @@
  * `new ruleset=basic` and `new ruleset=advanced` keeps two rule sets, not
  * one per undo entry.  A variant given as a file is compiled anew each
  * time: the file may have changed. */
-static mt_rules *held_rules(repl *R, const char *const *variants, int nvariants, int advanced) {
+static mt_rules *held_rules(repl *R, const char *expansion, const char *const *variants, int nvariants, int advanced) {
   strbuf key = {0};
   sb_puts(&key, "");
   for (int i = 0; i < nvariants; i++) {
@@ -28,33 +28,60 @@ static mt_rules *held_rules(repl *R, const char *const *variants, int nvariants,
   for (int i = 0; i < R->nfuture; i++) cands[n++] = R->future[i] ? R->future[i]->r : NULL;
   for (int i = 0; i < R->nbranches; i++) cands[n++] = R->branches[i].g ? R->branches[i].g->r : NULL;
   for (int i = 0; i < n && !found; i++)
-    if (cands[i] && cands[i]->advanced == (advanced == 1) && cands[i]->variant_list && !strcmp(cands[i]->variant_list, key.s))
+    if (cands[i] && cands[i]->advanced == (advanced == 1) && cands[i]->variant_list && !strcmp(cands[i]->variant_list, key.s) &&
+        !strcmp(cands[i]->expansion_list ? cands[i]->expansion_list : "", expansion))
       found = cands[i];
   sb_free(&key);
   return found ? (mt_rules *)(uintptr_t)game_rules_retain(found) : NULL;
 }
 
-/* Compiles the pack with the given variants and ruleset (or shares one the
- * console holds); NULL (reported) on errors.  The caller owns a reference. */
-static mt_rules *compile_pack(repl *R, const char *const *variants, int nvariants, int advanced) {
-  mt_rules *held = held_rules(R, variants, nvariants, advanced);
+/* Compiles the pack with the given expansions (a comma-separated list of
+ * names, "" for none: each BASE/expansions/NAME laid over the base before the
+ * command line's mods, docs/expansions.md), variants and ruleset (or shares one
+ * the console holds); NULL (reported) on errors.  The caller owns a reference. */
+static mt_rules *compile_pack(repl *R, const char *expansion, const char *const *variants, int nvariants, int advanced) {
+  mt_rules *held = held_rules(R, expansion, variants, nvariants, advanced);
   if (held) return held;
+  char names[512];
+  snprintf(names, sizeof names, "%s", expansion);
+  char *exp[32];
+  int ne = *names ? mt_split_list(names, exp, 32) : 0;
+  if (ne < 0) return fail(R, "expansion= has an empty name or too many names"), NULL;
+  for (int i = 0; i < ne; i++)
+    for (int j = 0; j < i; j++)
+      if (!strcmp(exp[i], exp[j])) return fail(R, "expansion '%s' is listed twice", exp[i]), NULL;
+  const char *packs[32 + 32];
+  char *owned[32];
+  for (int i = 0; i < ne; i++) {
+    strbuf why = {0};
+    owned[i] = pack_expansion(R->components, exp[i], &why);
+    if (!owned[i]) {
+      fail(R, "%s", why.s);
+      sb_free(&why);
+      for (int j = 0; j < i; j++) mt_free(owned[j]);
+      return NULL;
+    }
+    packs[i] = owned[i];
+  }
+  for (int i = 0; i < R->npacks && i < 32; i++) packs[ne + i] = R->packs[i];
   mt_load L = {0};
   L.components = R->components;
-  L.packs = R->packs;
-  L.npacks = R->npacks;
+  L.packs = packs;
+  L.npacks = ne + (R->npacks < 32 ? R->npacks : 32);
   L.variants = variants;
   L.nvariants = nvariants;
   L.advanced = advanced;
   L.message = repl_message;
   L.message_ud = R;
   mt_rules *r = mt_rules_load(&L);
+  for (int i = 0; i < ne; i++) mt_free(owned[i]);
   if (!r) fail(R, "the rule set does not compile");
+  else r->expansion_list = mt_strdup(expansion);
   return r;
 }
 
 int repl_load_rules(repl *R) {
-  mt_rules *r = compile_pack(R, R->variants, R->nvariants, R->advanced);
+  mt_rules *r = compile_pack(R, R->expansion, R->variants, R->nvariants, R->advanced);
   if (!r) return -1;
   mt_rules_free(R->r);
   R->r = r;
@@ -70,24 +97,28 @@ static int split_list(repl *R, char *list, const char *what, char **out, int cap
   return n;
 }
 
-/* new [factions=a,b] [ruleset=basic|advanced] [variants=v,w] [seed=N] [turns=N]:
+/* new [factions=a,b] [expansion=x|none] [ruleset=basic|advanced] [variants=v,w] [seed=N] [turns=N]:
  * everything is checked and built before the current game is replaced, so a
  * failed `new` changes nothing; `undo` returns to the game it replaced. */
 int repl_cmd_new(repl *R, int argc, char **argv) {
-  char facbuf[512] = "", varbuf[1024] = "";
-  bool have_fac = false, have_var = false;
+  char facbuf[512] = "", varbuf[1024] = "", expbuf[512] = "";
+  bool have_fac = false, have_var = false, have_exp = false;
   unsigned long long seed = 1;
   long long turns = -1;
   int advanced = R->advanced; /* the current game's ruleset (before the first: the command line's) */
   for (int i = 1; i < argc; i++) {
     char *eq = strchr(argv[i], '=');
-    if (!eq) return fail(R, "new takes key=value arguments (factions=, ruleset=, variants=, seed=, turns=)");
+    if (!eq) return fail(R, "new takes key=value arguments (factions=, expansion=, ruleset=, variants=, seed=, turns=)");
     *eq = 0;
     const char *k = argv[i], *v = eq + 1;
     if (!strcmp(k, "factions")) {
       if (strlen(v) >= sizeof facbuf) return fail(R, "factions= is too long");
       snprintf(facbuf, sizeof facbuf, "%s", v);
       have_fac = true;
+    } else if (!strcmp(k, "expansion")) { /* "expansion=" or "expansion=none": the base game alone */
+      if (strlen(v) >= sizeof expbuf) return fail(R, "expansion= is too long");
+      snprintf(expbuf, sizeof expbuf, "%s", strcmp(v, "none") ? v : "");
+      have_exp = true;
     } else if (!strcmp(k, "ruleset")) {
       if ((advanced = mt_ruleset_parse(v)) < 0) return fail(R, "ruleset is basic or advanced");
     } else if (!strcmp(k, "variants")) {
@@ -99,7 +130,7 @@ int repl_cmd_new(repl *R, int argc, char **argv) {
     } else if (!strcmp(k, "turns")) {
       if (repl_parse_number(R, "turns", v, 1, 1000, &turns) < 0) return -1;
     } else {
-      return fail(R, "unknown setting '%s' (factions, ruleset, variants, seed, turns)", k);
+      return fail(R, "unknown setting '%s' (factions, expansion, ruleset, variants, seed, turns)", k);
     }
   }
   char *vnames[32];
@@ -110,10 +141,11 @@ int repl_cmd_new(repl *R, int argc, char **argv) {
   if (have_fac && (nf = split_list(R, facbuf, "factions", fnames, BOARD_MAX_FACTIONS)) < 0) return -1;
   /* the rule set: the current one unless the ruleset or the variants change */
   mt_rules *r = R->r;
-  bool fresh = !r || advanced != R->advanced || have_var;
+  const char *exp = have_exp ? expbuf : R->expansion;
+  bool fresh = !r || advanced != R->advanced || have_var || strcmp(exp, R->expansion);
   if (fresh) {
-    r = have_var ? compile_pack(R, (const char *const *)vnames, nv, advanced)
-                 : compile_pack(R, R->variants, R->nvariants, advanced);
+    r = have_var ? compile_pack(R, exp, (const char *const *)vnames, nv, advanced)
+                 : compile_pack(R, exp, R->variants, R->nvariants, advanced);
     if (!r) return -1;
   }
   const char *fac[BOARD_MAX_FACTIONS];
@@ -124,7 +156,10 @@ int repl_cmd_new(repl *R, int argc, char **argv) {
       int n = r->def->nfactions < BOARD_MAX_FACTIONS ? r->def->nfactions : BOARD_MAX_FACTIONS;
       for (int j = 0; j < n; j++) c[j] = r->def->factions[j].id;
       const char *sug = diag_suggest(fnames[i], c, (size_t)n);
-      fail(R, "unknown faction '%s'%s%s%s", fnames[i], sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "");
+      char *x = sug ? NULL : pack_expansion_with_faction(R->components, fnames[i]);
+      fail(R, "unknown faction '%s'%s%s%s%s%s%s", fnames[i], sug ? " (did you mean '" : "", sug ? sug : "", sug ? "'?)" : "",
+           x ? " (it comes with the expansion: new expansion=" : "", x ? x : "", x ? ")" : "");
+      mt_free(x);
       if (fresh) mt_rules_free(r);
       return -1;
     }

@@ -265,6 +265,7 @@ void mt_rules_free(mt_rules *r) {
   mt_free(r->user_file);
   mt_free(r->components);
   mt_free(r->variant_list);
+  mt_free(r->expansion_list);
   mt_free(r->variant_names);
   arena_free(&r->arena);
   diag_free(r->d);
@@ -373,8 +374,10 @@ mt_game *mt_game_new(const mt_rules *r, const char *const *factions, int nfactio
         const char *c[BOARD_MAX_FACTIONS];
         for (int j = 0; j < r->def->nfactions && j < BOARD_MAX_FACTIONS; j++) c[j] = r->def->factions[j].id;
         const char *s = diag_suggest(factions[i], c, (size_t)r->def->nfactions);
-        snprintf(err, errlen, "unknown faction '%s'%s%s%s", factions[i], s ? " (did you mean '" : "", s ? s : "",
-                 s ? "'?)" : "");
+        char *x = s ? NULL : pack_expansion_with_faction(r->components ? r->components : ".", factions[i]);
+        snprintf(err, errlen, "unknown faction '%s'%s%s%s%s%s%s%s", factions[i], s ? " (did you mean '" : "", s ? s : "",
+                 s ? "'?)" : "", x ? " (it comes with an expansion: add --expansion " : "", x ? x : "", x ? ")" : "", "");
+        mt_free(x);
         return NULL;
       }
       idx[n++] = k;

@@ -27,6 +27,7 @@ struct mt_rules {
   void *message_ud;
   /* how it was made, so that a game built on it can be made again */
   char *components;   /* the pack's directory (mt_rules_load), or NULL */
+  char *expansion_list; /* the console's `new expansion=` names laid under the mods, comma-separated, or NULL */
   char *variant_list; /* the variants applied, comma-separated ("" for none), as given (names or files) */
   char *variant_names; /* the same by the names the variants declare (a file gives each of its variants) */
   bool advanced;

@@ -87,6 +87,8 @@ static const char usage_options[] =
     "  --pack DIR         a mod laid over that pack (repeatable, later ones over earlier ones): its files\n"
     "                     are added, and one with the same path as an earlier one replaces it\n"
     "                     (docs/modding.md)\n"
+    "  --expansion NAME   lay the pack's expansion NAME (DIR/expansions/NAME, e.g. ixians_tleilaxu) over\n"
+    "                     it, as --pack does, in the order given (docs/expansions.md)\n"
     "  --variant NAME     apply a variant (repeatable)\n"
     "  --ruleset basic|advanced   the ruleset: basic (the default) leaves out the rules tagged\n"
     "                     advanced; advanced puts them in force\n"
@@ -831,6 +833,51 @@ static int command_help(const char *cmd) {
   return EX_OK;
 }
 
+/* `--expansion NAME` is `--pack BASE/expansions/NAME` (docs/expansions.md),
+ * BASE being the pack the command plays (--components/--rules DIR, else the
+ * standard one).  Rewritten here, once, for every command that takes pack
+ * options, so that each of them lays an expansion exactly as it lays a mod, in
+ * the order given.  Returns 0 with *ARGV the new vector (its strings live until
+ * exit), or an exit code after saying why. */
+static int expand_expansions(int argc, char ***argv) {
+  static char *out[512];
+  static char *owned[64];
+  static int nowned;
+  char **in = *argv;
+  bool any = false;
+  const char *base = NULL;
+  for (int i = 2; i < argc; i++) {
+    any |= !strcmp(in[i], "--expansion");
+    if ((!strcmp(in[i], "--components") || !strcmp(in[i], "--rules")) && i + 1 < argc) base = in[i + 1];
+  }
+  if (!any) return 0;
+  if (argc > 500) return fprintf(stderr, "mentat: too many arguments\n"), EX_USAGE;
+  char pack[4096];
+  if (!base && !(base = find_pack(pack, sizeof pack))) return EX_IOERR;
+  int n = 0;
+  for (int i = 0; i < argc; i++) {
+    if (i < 2 || strcmp(in[i], "--expansion")) {
+      out[n++] = in[i];
+      continue;
+    }
+    if (i + 1 >= argc) return fprintf(stderr, "mentat: --expansion needs a name (e.g. --expansion ixians_tleilaxu)\n"), EX_USAGE;
+    if (nowned == 64) return fprintf(stderr, "mentat: at most 64 --expansion options\n"), EX_USAGE;
+    strbuf why = {0};
+    char *dir = pack_expansion(base, in[++i], &why);
+    if (!dir) {
+      fprintf(stderr, "mentat: error: %s\n", why.s);
+      sb_free(&why);
+      return EX_USAGE;
+    }
+    static char pack_opt[] = "--pack";
+    out[n++] = pack_opt;
+    out[n++] = owned[nowned++] = dir;
+  }
+  out[n] = NULL;
+  *argv = out;
+  return -(n + 1); /* the new count, told apart from an exit code */
+}
+
 static int run_command(int argc, char **argv) {
   if (argc < 2 || !strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
     fputs(usage, argc < 2 ? stderr : stdout);
@@ -844,6 +891,15 @@ static int run_command(int argc, char **argv) {
   }
   for (int i = 2; i < argc; i++) /* COMMAND --help: that command's usage, on stdout */
     if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) return command_help(cmd);
+  static const char *const pack_cmds[] = {"check", "run", "play", "disasm", "explain", "dump", "rules",
+                                          "simulate", "compare", "lsp", "repl", "verify"};
+  for (size_t i = 0; i < sizeof pack_cmds / sizeof *pack_cmds; i++)
+    if (!strcmp(cmd, pack_cmds[i])) {
+      int e = expand_expansions(argc, &argv);
+      if (e > 0) return e;
+      if (e < 0) argc = -e - 1;
+      break;
+    }
   if (!strcmp(cmd, "check")) return cmd_check(argc - 1, argv + 1);
   if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
   if (!strcmp(cmd, "play")) return cmd_play(argc - 1, argv + 1);

@@ -248,3 +248,82 @@ int pack_dir_ok(const char *dir, strbuf *why) {
   if (access(dir, R_OK | X_OK) != 0) return sb_printf(why, "cannot read pack '%s': %s", dir, strerror(errno)), -1;
   return 0;
 }
+
+/* ---- expansions ----------------------------------------------------------------- */
+
+char *pack_expansion(const char *base, const char *name, strbuf *why) {
+  bool plain = *name != 0 && *name != '-';
+  for (const char *c = name; *c; c++)
+    plain &= (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '-';
+  strbuf dir = {0};
+  sb_printf(&dir, "%s%sexpansions", base, sep_after(base));
+  if (plain) {
+    strbuf p = {0};
+    sb_printf(&p, "%s/%s", dir.s, name);
+    struct stat st;
+    if (stat(p.s, &st) == 0 && S_ISDIR(st.st_mode)) {
+      sb_free(&dir);
+      return p.s; /* the strbuf's text is the caller's now */
+    }
+    sb_free(&p);
+  }
+  /* what the pack has, sorted, for the suggestion and the list */
+  char **have = NULL;
+  size_t nhave = 0, cap = 0;
+  DIR *dp = opendir(dir.s);
+  for (struct dirent *e; dp && (e = readdir(dp));) {
+    if (e->d_name[0] == '.') continue;
+    strbuf p = {0};
+    sb_printf(&p, "%s/%s", dir.s, e->d_name);
+    struct stat st;
+    if (stat(p.s, &st) == 0 && S_ISDIR(st.st_mode)) {
+      char *n = mt_strdup(e->d_name);
+      VEC_PUSH(have, nhave, cap, n);
+    }
+    sb_free(&p);
+  }
+  if (dp) closedir(dp);
+  for (size_t i = 1; i < nhave; i++) /* insertion sort: a handful of names */
+    for (size_t j = i; j > 0 && strcmp(have[j - 1], have[j]) > 0; j--) {
+      char *t = have[j];
+      have[j] = have[j - 1];
+      have[j - 1] = t;
+    }
+  const char *sug = plain ? diag_suggest(name, (const char *const *)have, nhave) : NULL;
+  for (size_t i = 0; plain && !sug && i < nhave; i++) /* a part of the name: `ixians` for ixians_tleilaxu */
+    if (strstr(have[i], name)) sug = have[i];
+  sb_printf(why, "unknown expansion '%s'", name);
+  if (sug) sb_printf(why, " (did you mean '%s'?)", sug);
+  if (!plain) sb_puts(why, ": an expansion is named by a word of a-z, 0-9, '_' and '-'");
+  if (nhave) {
+    sb_printf(why, "; the pack in %s has:", base);
+    for (size_t i = 0; i < nhave; i++) sb_printf(why, " %s", have[i]);
+  } else sb_printf(why, "; the pack in %s has no expansions (%s/NAME)", base, dir.s);
+  for (size_t i = 0; i < nhave; i++) mt_free(have[i]);
+  mt_free(have);
+  sb_free(&dir);
+  return NULL;
+}
+
+char *pack_expansion_with_faction(const char *base, const char *id) {
+  bool plain = *id != 0;
+  for (const char *c = id; *c; c++) plain &= (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_' || *c == '-';
+  if (!plain) return NULL;
+  strbuf dir = {0};
+  sb_printf(&dir, "%s%sexpansions", base, sep_after(base));
+  char *found = NULL;
+  DIR *dp = opendir(dir.s);
+  for (struct dirent *e; dp && (e = readdir(dp));) {
+    if (e->d_name[0] == '.') continue;
+    strbuf p = {0};
+    sb_printf(&p, "%s/%s/factions/%s.yaml", dir.s, e->d_name, id);
+    if (access(p.s, R_OK) == 0 && (!found || strcmp(e->d_name, found) < 0)) {
+      mt_free(found);
+      found = mt_strdup(e->d_name);
+    }
+    sb_free(&p);
+  }
+  if (dp) closedir(dp);
+  sb_free(&dir);
+  return found;
+}

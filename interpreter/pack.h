@@ -45,4 +45,16 @@ void pack_files_fini(pack_files *pf);
  * with the reason ("cannot read pack 'x': No such file or directory") in WHY. */
 int pack_dir_ok(const char *dir, strbuf *why);
 
+/* The directory of the expansion NAME of the pack BASE: BASE/expansions/NAME,
+ * a pack layer like any mod (docs/expansions.md).  Returns it (mt_free'd by
+ * the caller), or NULL with the reason in WHY: a name that is not a plain
+ * word ([a-z0-9_-]), or one the pack does not have -- then WHY names the
+ * nearest one it has and lists them all. */
+char *pack_expansion(const char *base, const char *name, strbuf *why);
+
+/* The name of the first expansion of the pack BASE (by name) that holds the
+ * faction ID (expansions/NAME/factions/ID.yaml), mt_free'd by the caller, or
+ * NULL: what an "unknown faction" message suggests turning on. */
+char *pack_expansion_with_faction(const char *base, const char *id);
+
 #endif

@@ -61,6 +61,7 @@ void repl_attach(repl *R, mt_game *g) {
     R->r = keep;
     R->advanced = keep->advanced;
     snprintf(R->varbuf, sizeof R->varbuf, "%s", keep->variant_list ? keep->variant_list : "");
+    snprintf(R->expansion, sizeof R->expansion, "%s", keep->expansion_list ? keep->expansion_list : "");
     R->nvariants = 0;
     for (char *t = strtok(R->varbuf, ","); t && R->nvariants < 32; t = strtok(NULL, ",")) R->variants[R->nvariants++] = t;
   }
@@ -190,7 +191,7 @@ int repl_pile_of(repl *R, const char *name) {
 }
 
 static const char *const help_text[][2] = {
-    {"new", "new [factions=a,b] [ruleset=basic|advanced] [variants=a,b] [seed=N] [turns=N] -- a new game at the start position"},
+    {"new", "new [factions=a,b] [expansion=NAME|none] [ruleset=basic|advanced] [variants=a,b] [seed=N] [turns=N] -- a new game at the start position"},
     {"clear", "clear FACTION|all -- forces on the board go back to reserves"},
     {"put", "put FACTION N [KIND] TERRITORY [SECTOR] -- forces from reserves (then tanks) onto the map"},
     {"tanks", "tanks FACTION N [KIND] -- set the tanks to N (balancing with reserves)"},

@@ -92,6 +92,48 @@ expect "a mod's variant" 0 "1.08.03 (disabled)" \
 expect "a mod's variant, without the mod" 65 "mentat: error: unknown variant 'quiet_harvest'" \
   "$MENTAT" check --variant quiet_harvest
 
+# ---- an expansion: --expansion NAME lays the pack's expansions/NAME like --pack (docs/expansions.md)
+X=expansions/ixians_tleilaxu
+expect "no expansion, no ixians: the message names it" 64 \
+  "mentat: error: unknown faction 'ixians' (it comes with an expansion: add --expansion ixians_tleilaxu)" \
+  "$MENTAT" play --factions atreides,ixians --seed 1
+expect "an unknown expansion, with a suggestion" 64 \
+  "mentat: error: unknown expansion 'ixians' (did you mean 'ixians_tleilaxu'?); the pack in . has: ixians_tleilaxu" \
+  "$MENTAT" check --expansion ixians
+expect "an expansion is a plain name, never a path" 64 \
+  "mentat: error: unknown expansion '../rules': an expansion is named by a word of a-z, 0-9, '_' and '-'; the pack in . has: ixians_tleilaxu" \
+  "$MENTAT" play --expansion ../rules --factions atreides,harkonnen
+expect "--expansion needs a name" 64 "mentat: --expansion needs a name (e.g. --expansion ixians_tleilaxu)" \
+  "$MENTAT" simulate --games 1 --expansion
+expect "a pack without expansions says so" 64 \
+  "mentat: error: unknown expansion 'ixians_tleilaxu'; the pack in $MOD has no expansions ($MOD/expansions/NAME)" \
+  "$MENTAT" check --components "$MOD" --expansion ixians_tleilaxu
+expect "the expansion is the same layer as --pack" 0 "$("$MENTAT" dump factions --pack $X 2>&1)" \
+  "$MENTAT" dump factions --expansion ixians_tleilaxu
+expect "the expansion's faction plays, 7 factions" 0 "1" sh -c \
+  "$MENTAT play --expansion ixians_tleilaxu --factions atreides,bene_gesserit,emperor,fremen,harkonnen,spacing_guild,ixians --seed 3 | grep -c '^game over'"
+expect "8 factions: the expansion and a mod" 0 "30 games (0 failed)" sh -c \
+  "$MENTAT simulate --expansion ixians_tleilaxu --pack $MOD --games 30 --seed 1 | head -1 | cut -d' ' -f1-4"
+expect "8 factions, Advanced" 0 "10 games (0 failed)" sh -c \
+  "$MENTAT simulate --expansion ixians_tleilaxu --pack $MOD --advanced --bots heuristic --games 10 --seed 1 | head -1 | cut -d' ' -f1-4"
+printf 'new factions=atreides,ixians seed=1\ncheck spice(ixians) == 10\n' > "$TMP/x.mentat"
+expect "the console takes --expansion" 0 "check passed" lines 'check' "$MENTAT" repl --expansion ixians_tleilaxu "$TMP/x.mentat"
+expect "verify takes --expansion" 0 "1" sh -c \
+  "$MENTAT verify --expansion ixians_tleilaxu --factions atreides,ixians --seed 1 can 'spice(ixians) == 10' within 1 decisions | grep -c '^yes'"
+
+# ---- docs/expansions.md: its console blocks run from the checkout, output compared exactly ----
+awk -v dir="$TMP/doc" '
+  /^```console/ { inb = 1; next }
+  /^```/ && inb { inb = 0; if (n) close(out); next }
+  inb && /^\$ / { n++; out = sprintf("%s.%03d", dir, n); print substr($0, 3) > (out ".cmd"); close(out ".cmd"); out = out ".want"; printf "" > out; next }
+  inb && n { print >> out }
+' docs/expansions.md
+for c in "$TMP"/doc.*.cmd; do
+  [ -e "$c" ] || { failn=$((failn + 1)); echo "FAIL docs/expansions.md has no console example"; break; }
+  w=${c%.cmd}.want
+  expect "docs/expansions.md: $(cat "$c")" 0 "$(cat "$w")" sh -c "PATH=$BUILD:\$PATH; $(cat "$c")"
+done
+
 # ---- a bad pack ------------------------------------------------------------------------
 for cmd in check run play rules simulate repl dump explain; do
   case $cmd in
