@@ -124,6 +124,10 @@ decl: EVENT NAME '(' param_list ')' {
     | VARIANT varname opt_title EXTENDS varname '{' variant_items '}' {
         $$ = named(ls, AST_VARIANT, @2, $2); $$->str = $3; ast_add(A, $$, named(ls, AST_NAME, @5, $5));
         for (uint32_t i = 0; i < $7->nkids; i++) ast_add(A, $$, $7->kids[i]); }
+    | VARIANT varname opt_title IN varname '{' variant_items '}' {
+        $$ = named(ls, AST_VARIANT, @2, $2); $$->str = $3; $$->flags = AST_VARIANT_PART;
+        ast_add(A, $$, named(ls, AST_NAME, @5, $5));
+        for (uint32_t i = 0; i < $7->nkids; i++) ast_add(A, $$, $7->kids[i]); }
     ;
 
 opt_title: %empty { $$ = NULL; } | STRING ;

@@ -24,7 +24,8 @@ typedef enum {
   AST_FACTION,  /* name = faction id; str = title; kids: rules */
   AST_CARD,     /* name = card id; str = title; kids: rules */
   AST_VARIANT,  /* name; str = title; kids[0] base name (AST_NAME) or NULL, [1..] items:
-                   rules, AST_DISABLE, AST_REPLACE, faction/card blocks */
+                   rules, AST_DISABLE, AST_REPLACE, faction/card blocks; flags AST_VARIANT_PART:
+                   `variant NAME in HOST`, kids[0] is the host, whose part it is (no base) */
   AST_DISABLE,  /* name = rule id */
   AST_REPLACE,  /* name = rule id; kids[0] members (AST_LIST) */
   AST_ORDER,    /* `order triggers by NAME`: name = value name */
@@ -96,6 +97,7 @@ enum {
 };
 #define TAG_KARAMA (TAG_KARAMA_BEFORE | TAG_KARAMA_AFTER)
 enum { LINK_SUPERSEDES, LINK_AMENDS };
+enum { AST_VARIANT_PART = 1 }; /* AST_VARIANT flags: a part of its host variant (`variant NAME in HOST`) */
 enum { TRIG_BEFORE, TRIG_AFTER, TRIG_INSTEAD, TRIG_ON };
 enum { SCOPE_ONCE, SCOPE_PHASE, SCOPE_TURN, SCOPE_GAME };
 enum { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_ANY, AGG_ALL, AGG_MINBY, AGG_MAXBY };

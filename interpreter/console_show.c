@@ -143,17 +143,28 @@ static void show_faction(repl *R, int f, bool json, int viewer) {
       }
     }
   }
-  /* the faction's other piles it may show (traitors, ...) */
+  /* the faction's other piles, those of rules/decks.yaml and those a faction sheet declares
+   * (traitors, Face Dancers, ...): named cards to whom may see them, counted for the others.
+   * The text leaves out an empty pile; JSON has every one ("piles", each a list like "hand"). */
+  if (json) sb_puts(&R->jextra, "],\"piles\":{");
+  int jp = 0;
   for (int p = 0; p < def->npiles; p++) {
     if (p == hand || def->piles[p].scope != BS_FACTION) continue;
     int slot = board_pile_slot(L, p, gf), n = board_pile_count(L, ST(R), slot);
+    bool seen = may_see(def->piles[p].visibility, viewer, f);
+    if (json) {
+      sb_printf(&R->jextra, "%s\"%s\":[", jp++ ? "," : "", def->piles[p].name);
+      for (int i = 0; i < n; i++)
+        sb_printf(&R->jextra, "%s\"%s\"", i ? "," : "", seen ? def->cards[board_pile_card(L, ST(R), slot, i)].id : "hidden");
+      sb_puts(&R->jextra, "]");
+    }
     if (!n) continue;
     say(R, "\n  %s:", def->piles[p].name);
-    if (!may_see(def->piles[p].visibility, viewer, f)) say(R, " %d card%s (hidden)", n, n == 1 ? "" : "s");
+    if (!seen) say(R, " %d card%s (hidden)", n, n == 1 ? "" : "s");
     else
       for (int i = 0; i < n; i++) say(R, " %s", def->cards[board_pile_card(L, ST(R), slot, i)].id);
   }
-  if (json) sb_puts(&R->jextra, "],\"leaders\":{");
+  if (json) sb_puts(&R->jextra, "},\"leaders\":{");
   say(R, "\n  leaders:");
   const board_faction *bf = &def->factions[f];
   int hidden = 0, shown = 0;

@@ -97,16 +97,18 @@ static mt_rules *compile_sources(mt_rules *r, const sema_options *so) {
       if (v && v->kind == AST_VARIANT) names[nnames++] = v->name;
     }
   }
-  /* a FILE checked against the pack applies every variant it declares, in file order */
+  /* a FILE checked against the pack applies every variant it declares, in file order (for a part,
+   * `variant NAME in HOST`, its host, which brings it) */
   for (size_t k = 0; r->user_file && k < nsrc; k++)
     for (uint32_t i = 0; i < r->trees[k]->nkids; i++) {
       node *v = r->trees[k]->kids[i];
       if (!v || v->kind != AST_VARIANT) continue;
+      const char *name = (v->flags & AST_VARIANT_PART) && ast_kid(v, 0) ? ast_kid(v, 0)->name : v->name;
       bool seen = false;
-      for (int j = 0; j < nnames && !seen; j++) seen = !strcmp(names[j], v->name);
+      for (int j = 0; j < nnames && !seen; j++) seen = !strcmp(names[j], name);
       if (!seen && r->user_file[k]) {
         names = mt_realloc(names, (size_t)(nnames + 1) * sizeof *names);
-        names[nnames++] = v->name;
+        names[nnames++] = name;
       }
     }
   strbuf vn = {0};

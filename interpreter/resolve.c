@@ -218,7 +218,7 @@ static const char *suggest_variant(node *const *files, int nfiles, const char *n
 /* Whether variant NAME, or a variant it extends, extends the Advanced game. */
 static bool extends_advanced(node *const *files, int nfiles, const char *name, int depth) {
   node *v = find_variant(files, nfiles, name);
-  node *base = v ? ast_kid(v, 0) : NULL;
+  node *base = v && !(v->flags & AST_VARIANT_PART) ? ast_kid(v, 0) : NULL;
   if (!base || depth > 32) return false;
   if (!strcmp(base->name, "advanced")) return true;
   return extends_advanced(files, nfiles, base->name, depth + 1);
@@ -230,7 +230,10 @@ bool sema_variants_advanced(node *const *files, int nfiles, const char *const *n
   return false;
 }
 
-/* Applies variant V after its base (extends chain); DEPTH stops cycles. */
+static void apply_items(ctx *c, node *v, const char *label);
+
+/* Applies variant V after its base (extends chain), then its parts (`variant
+ * NAME in V`, from any file: a layer's additions to V); DEPTH stops cycles. */
 static void apply_variant(ctx *c, node *const *files, int nfiles, node *v, int depth, const char **done,
                           int *ndone) {
   for (int i = 0; i < *ndone; i++)
@@ -245,7 +248,10 @@ static void apply_variant(ctx *c, node *const *files, int nfiles, node *v, int d
   if (base && (!strcmp(base->name, "basic") || !strcmp(base->name, "advanced"))) base = NULL;
   if (base) {
     node *b = find_variant(files, nfiles, base->name);
-    if (!b) {
+    if (b && (b->flags & AST_VARIANT_PART)) {
+      diag_error(c->d, base->span, "variant '%s' extends '%s', which is a part of variant '%s' (declared `in %s`): extend '%s'",
+                 v->name, b->name, ast_kid(b, 0)->name, ast_kid(b, 0)->name, ast_kid(b, 0)->name);
+    } else if (!b) {
       const char *sg = suggest_variant(files, nfiles, base->name);
       diag_error(c->d, base->span, "variant '%s' extends unknown variant '%s'%s%s%s", v->name, base->name,
                  sg ? " (did you mean '" : "", sg ? sg : "", sg ? "'?)" : "");
@@ -253,13 +259,27 @@ static void apply_variant(ctx *c, node *const *files, int nfiles, node *v, int d
     else apply_variant(c, files, nfiles, b, depth + 1, done, ndone);
   }
   if (*ndone < 64) done[(*ndone)++] = v->name;
+  apply_items(c, v, v->name);
+  for (int f = 0; f < nfiles; f++)
+    for (uint32_t i = 0; i < files[f]->nkids; i++) {
+      node *part = files[f]->kids[i];
+      if (part && part->kind == AST_VARIANT && (part->flags & AST_VARIANT_PART) && ast_kid(part, 0) &&
+          !strcmp(ast_kid(part, 0)->name, v->name))
+        apply_items(c, part, v->name);
+    }
+}
+
+/* Adds the items of variant (or part) V as changes made by the variant LABEL:
+ * a part's rules belong to its host, so that two changes of one rule by the
+ * host and its part clash as two changes by one variant do. */
+static void apply_items(ctx *c, node *v, const char *label) {
   for (uint32_t i = 1; i < v->nkids; i++) {
     node *it = v->kids[i];
     if (!it) continue;
     if (it->kind == AST_RULE) {
-      add_rule(c, it, LEVEL_VARIANT, -1, -1, NULL, v->name, -1);
+      add_rule(c, it, LEVEL_VARIANT, -1, -1, NULL, label, -1);
     } else if (it->kind == AST_FACTION || it->kind == AST_CARD) {
-      add_block(c, it, LEVEL_VARIANT, v->name);
+      add_block(c, it, LEVEL_VARIANT, label);
     } else if (it->kind == AST_DISABLE || it->kind == AST_REPLACE) {
       int r = sema_find_rule(c->p, it->name);
       if (r < 0) {
@@ -269,7 +289,7 @@ static void apply_variant(ctx *c, node *const *files, int nfiles, node *v, int d
         continue;
       }
       rule_rec *rr = &c->p->rules[r];
-      change ch = {r, it->kind == AST_DISABLE ? CH_DISABLE : CH_REPLACE, v->name, -1, it->span};
+      change ch = {r, it->kind == AST_DISABLE ? CH_DISABLE : CH_REPLACE, label, -1, it->span};
       VEC_PUSH(c->ch, c->nch, c->capch, ch);
       if (it->kind == AST_DISABLE) {
         rr->disabled = true;
@@ -282,11 +302,11 @@ static void apply_variant(ctx *c, node *const *files, int nfiles, node *v, int d
       } else {
         rr->items = ast_kid(it, 0);
         rr->replaced = true;
-        rr->replaced_by = v->name;
+        rr->replaced_by = label;
         node *items = rr->items;
         for (uint32_t k = 0; items && k < items->nkids; k++)
           if (items->kids[k] && items->kids[k]->kind == AST_RULE)
-            add_rule(c, items->kids[k], LEVEL_VARIANT, rr->faction, rr->card, rr->owner, v->name, r);
+            add_rule(c, items->kids[k], LEVEL_VARIANT, rr->faction, rr->card, rr->owner, label, r);
       }
     }
   }
@@ -468,10 +488,31 @@ bool sema_resolve(program *p, node *const *files, int nfiles, const sema_options
         diag_note(d, first->span, "first declared here");
       }
     }
+  /* a part names a host that must exist (a misspelt host would never apply), and is no host itself */
+  for (int f = 0; f < nfiles; f++)
+    for (uint32_t i = 0; i < files[f]->nkids; i++) {
+      node *v = files[f]->kids[i];
+      if (!v || v->kind != AST_VARIANT || !(v->flags & AST_VARIANT_PART) || !ast_kid(v, 0)) continue;
+      node *host = ast_kid(v, 0), *h = find_variant(files, nfiles, host->name);
+      if (!h) {
+        const char *sg = suggest_variant(files, nfiles, host->name);
+        diag_error(d, host->span, "variant '%s' is a part of unknown variant '%s'%s%s%s", v->name, host->name,
+                   sg ? " (did you mean '" : "", sg ? sg : "", sg ? "'?)" : "");
+      } else if (h->flags & AST_VARIANT_PART) {
+        diag_error(d, host->span, "variant '%s' is a part of '%s', which is itself a part of '%s': name '%s'", v->name,
+                   h->name, ast_kid(h, 0)->name, ast_kid(h, 0)->name);
+      }
+    }
   const char *done[64];
   int ndone = 0;
   for (int i = 0; i < o->nvariants; i++) {
     node *v = find_variant(files, nfiles, o->variants[i]);
+    if (v && (v->flags & AST_VARIANT_PART)) {
+      diag_error(d, (mt_span){DIAG_NOFILE, 0, 0},
+                 "variant '%s' is a part of variant '%s' (declared `in %s`): it applies whenever '%s' does; apply '%s'",
+                 v->name, ast_kid(v, 0)->name, ast_kid(v, 0)->name, ast_kid(v, 0)->name, ast_kid(v, 0)->name);
+      continue;
+    }
     if (!v) {
       const char *s = suggest_variant(files, nfiles, o->variants[i]);
       if (s) diag_error(d, (mt_span){DIAG_NOFILE, 0, 0}, "unknown variant '%s' (did you mean '%s'?)", o->variants[i], s);

@@ -178,21 +178,23 @@ static const char *disabled_by(const mt_rules *w, const char *id) {
       if (v && v->kind == AST_VARIANT && (file || in_names(v->name, names, nn))) applied[na++] = v;
     }
   }
-  for (int i = 0; i < na; i++) { /* the extends chains: applied grows as it is read */
-    const node *base = ast_kid(applied[i], 0);
-    for (int t = 0; base && t < w->ntrees; t++)
+  for (int i = 0; i < na; i++) { /* the extends chains and the parts: applied grows as it is read */
+    const node *base = applied[i]->flags & AST_VARIANT_PART ? NULL : ast_kid(applied[i], 0);
+    for (int t = 0; t < w->ntrees; t++)
       for (uint32_t k = 0; w->trees[t] && k < w->trees[t]->nkids && na < 64; k++) {
         const node *v = w->trees[t]->kids[k];
         bool seen = false;
         for (int j = 0; j < na && !seen; j++) seen = applied[j] == v;
-        if (v && v->kind == AST_VARIANT && !seen && !strcmp(v->name, base->name)) applied[na++] = v;
+        if (!v || v->kind != AST_VARIANT || seen) continue;
+        bool part = (v->flags & AST_VARIANT_PART) && ast_kid(v, 0) && !strcmp(ast_kid(v, 0)->name, applied[i]->name);
+        if (part || (base && !(v->flags & AST_VARIANT_PART) && !strcmp(v->name, base->name))) applied[na++] = v;
       }
   }
   const char *by = NULL;
   for (int i = 0; i < na && !by; i++)
     for (uint32_t k = 1; k < applied[i]->nkids && !by; k++) {
       const node *it = applied[i]->kids[k];
-      if (it && it->kind == AST_DISABLE && !strcmp(it->name, id)) by = applied[i]->name;
+      if (it && it->kind == AST_DISABLE && !strcmp(it->name, id)) by = applied[i]->flags & AST_VARIANT_PART ? ast_kid(applied[i], 0)->name : applied[i]->name;
     }
   mt_free(list);
   return by;
