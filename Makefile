@@ -319,7 +319,7 @@ checksymbols: $(BUILD)/libmentat.a
 
 # The rule pack goes to PREFIX/share/mentat, where bin/mentat looks for it.  Each
 # pack directory is replaced, not merged: a stale .rules file would be loaded.
-PACK_DIRS = rules factions variants
+PACK_DIRS = rules factions variants expansions
 # Every installed file is copied beside its place and renamed over it, and the rule pack is copied
 # whole before it replaces the old one: an install that fails half-way (a full disk) leaves the
 # previous installation as it was, never a binary or a pack cut short.
