@@ -39,6 +39,11 @@ echo "== 6-faction Advanced games (--ruleset advanced), random bots, one core:"
 target games 1000 2 "$BUILD/mentat" simulate --ruleset advanced --games 1000 --seed 1
 echo "== the same Advanced games without the invariant checks:"
 target decisions 1000000 2 "$BUILD/mentat" simulate --ruleset advanced --games 1000 --seed 1 --no-invariants
+echo "== 8-faction Advanced games with the Ixians & Tleilaxu expansion, random bots, one core, every invariant,"
+echo "   beside the 6-faction Advanced games above (compare decisions/s: per decision the expansion must not be slower):"
+"$BUILD/mentat" simulate --expansion ixians_tleilaxu --ruleset advanced --games 1000 --seed 1 | head -2
+echo "== the same 8-faction games, Basic:"
+"$BUILD/mentat" simulate --expansion ixians_tleilaxu --games 1000 --seed 1 | head -2
 echo "== the same Advanced games, every invariant, --native:"
 "$BUILD/mentat" simulate --ruleset advanced --native --games 1000 --seed 1 | head -2
 echo "== uniform bots (uniform over the full list of legal answers), one core:"
