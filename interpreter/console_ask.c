@@ -492,7 +492,7 @@ static bool question_filler(const char *w) {
   static const char *const fill[] = {"can", "could", "may", "might", "cannot", "cant", "couldnt", "not", "is", "isnt", "are", "arent",
                                      "it", "legal", "illegal", "possible", "allowed", "able", "permitted", "does", "doesnt", "do",
                                      "dont", "would", "will", "wont", "how", "much", "cost", "costs", "i", "we", "you", "still",
-                                     "now", "ever", "why", "there", "be", "what", "if", "wants", "want", "tried", "try", "whether"};
+                                     "now", "ever", "why", "there", "be", "what", "whats", "if", "wants", "want", "tried", "try", "whether"};
   for (size_t i = 0; i < sizeof fill / sizeof *fill; i++)
     if (!strcmp(w, fill[i])) return true;
   return false;
@@ -525,6 +525,45 @@ bool repl_question_clause(const char *text, strbuf *out) {
   return dropped;
 }
 
+/* Words asking what something costs (`does the guild pay for shipping`, `what does it cost X to
+ * ship`, `how much spice does X spend`). */
+static bool cost_word(const char *k) {
+  static const char *const cost[] = {"pay", "pays", "paid", "paying", "spend", "spends", "spent", "charge", "charges",
+                                     "charged", "price", "cost", "costs", "fee", "owe", "owes"};
+  for (size_t i = 0; i < sizeof cost / sizeof *cost; i++)
+    if (!strcmp(k, cost[i])) return true;
+  return false;
+}
+
+/* A question about what an action costs: a cost word and another word naming an action of the
+ * rules, the two not words of one action's name (`pay ... revival` is pay_ally_revival).  The
+ * question is then about that action (its cost, with its rule, is in the answer): OUT the line
+ * with the cost words dropped. */
+static bool cost_question(repl *R, char **w, int n, strbuf *out) {
+  if (!R->r) return false;
+  int costs = -1, act = -1;
+  for (int i = 0; i < n; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    if (cost_word(k)) costs = costs < 0 ? i : costs;
+    else if (act < 0 && game_word_names_action(R->r, k)) act = i;
+  }
+  if (costs < 0 || act < 0) return false;
+  char ka[64];
+  grammar_key(w[act], ka, sizeof ka);
+  for (int i = 0; i < n; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    if (cost_word(k) && game_words_of_one_action(R->r, k, ka)) return false;
+  }
+  for (int i = 0; i < n; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    if (!cost_word(k)) sb_printf(out, "%s%s", out->n ? " " : "", w[i]);
+  }
+  return true;
+}
+
 /* A line that is not a command read as a question in players' words: the command it stands for
  * in OUT (true), or false. */
 bool repl_question(repl *R, const char *line, strbuf *out) {
@@ -539,7 +578,14 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
   bool ask = false;
   for (size_t i = 0; i < sizeof asks / sizeof *asks; i++) ask |= !strcmp(w0, asks[i]);
   bool tell = !strcmp(w0, "tell") || !strcmp(w0, "describe") || !strcmp(w0, "quote") || !strcmp(w0, "read") || !strcmp(w0, "look");
-  if (n && (!strcmp(w0, "who") || !strcmp(w0, "whos") || !strcmp(w0, "wholl"))) { /* who wins / who's winning / ... */
+  strbuf priced = {0};
+  bool cost = n && (ask || !strcmp(w0, "why") || !strcmp(w0, "what") || !strcmp(w0, "whats")) && cost_question(R, w, n, &priced);
+  if (cost) { /* what an action costs: `why` of the action, whose answer names its cost and rule */
+    strbuf clause = {0};
+    repl_question_clause(priced.s, &clause);
+    if (clause.n) sb_printf(out, "why %s", clause.s), done = true;
+    sb_free(&clause);
+  } else if (n && (!strcmp(w0, "who") || !strcmp(w0, "whos") || !strcmp(w0, "wholl"))) { /* who wins / who's winning / ... */
     for (int i = 1; i < n && !done; i++) {
       char k[64];
       grammar_key(w[i], k, sizeof k);
@@ -594,6 +640,7 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
     if (clause.n) sb_printf(out, "why %s", clause.s), done = true;
     sb_free(&clause);
   }
+  sb_free(&priced);
   mt_free(copy);
   return done;
 }
