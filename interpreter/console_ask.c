@@ -492,7 +492,9 @@ static bool question_filler(const char *w) {
   static const char *const fill[] = {"can", "could", "may", "might", "cannot", "cant", "couldnt", "not", "is", "isnt", "are", "arent",
                                      "it", "legal", "illegal", "possible", "allowed", "able", "permitted", "does", "doesnt", "do",
                                      "dont", "would", "will", "wont", "how", "much", "cost", "costs", "i", "we", "you", "still",
-                                     "now", "ever", "why", "there", "be", "what", "whats", "if", "wants", "want", "tried", "try", "whether"};
+                                     "now", "ever", "why", "there", "be", "what", "whats", "if", "wants", "want", "tried", "try", "whether",
+                                     "have", "has", "had", "need", "needs", "must", "should", "get", "gets", "got", "anyone",
+                                     "anybody", "someone", "somebody", "anything", "something", "right", "currently"};
   for (size_t i = 0; i < sizeof fill / sizeof *fill; i++)
     if (!strcmp(w, fill[i])) return true;
   return false;
@@ -529,7 +531,7 @@ bool repl_question_clause(const char *text, strbuf *out) {
  * ship`, `how much spice does X spend`). */
 static bool cost_word(const char *k) {
   static const char *const cost[] = {"pay", "pays", "paid", "paying", "spend", "spends", "spent", "charge", "charges",
-                                     "charged", "price", "cost", "costs", "fee", "owe", "owes"};
+                                     "charged", "price", "cost", "costs", "fee", "owe", "owes", "free", "cheap", "cheaper", "cheapest"};
   for (size_t i = 0; i < sizeof cost / sizeof *cost; i++)
     if (!strcmp(k, cost[i])) return true;
   return false;
@@ -564,6 +566,19 @@ static bool cost_question(repl *R, char **w, int n, strbuf *out) {
   return true;
 }
 
+/* A yes/no question about winning (`would anyone win right now?`, `does anybody win if the turn
+ * ended here`, `is there a winner`): a word of winning and none naming an action. */
+static bool wins_question(repl *R, char **w, int n) {
+  bool win = false;
+  for (int i = 1; i < n; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    if (R->r && game_word_names_action(R->r, k)) return false;
+    win |= !strncmp(k, "win", 3) || !strcmp(k, "won");
+  }
+  return win;
+}
+
 /* A line that is not a command read as a question in players' words: the command it stands for
  * in OUT (true), or false. */
 bool repl_question(repl *R, const char *line, strbuf *out) {
@@ -578,9 +593,32 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
   bool ask = false;
   for (size_t i = 0; i < sizeof asks / sizeof *asks; i++) ask |= !strcmp(w0, asks[i]);
   bool tell = !strcmp(w0, "tell") || !strcmp(w0, "describe") || !strcmp(w0, "quote") || !strcmp(w0, "read") || !strcmp(w0, "look");
+  int when = -1; /* `does the guild get paid when atreides ship 2 to arrakeen`: the payee's question is the action's */
+  for (int i = 2; i + 1 < n && when < 0; i++) {
+    char k[64], kp[64];
+    grammar_key(w[i], k, sizeof k);
+    grammar_key(w[i - 1], kp, sizeof kp);
+    bool passive = !strcmp(kp, "get") || !strcmp(kp, "gets") || !strcmp(kp, "got") || !strcmp(kp, "is") || !strcmp(kp, "are") ||
+                   !strcmp(kp, "be") || !strcmp(kp, "been");
+    if (!(passive && (!strcmp(k, "paid") || !strcmp(k, "rewarded")))) continue;
+    for (int j = i + 1; j < n && when < 0; j++) {
+      char kj[64];
+      grammar_key(w[j], kj, sizeof kj);
+      if (!strcmp(kj, "when") || !strcmp(kj, "if") || !strcmp(kj, "whenever")) when = j;
+    }
+  }
   strbuf priced = {0};
-  bool cost = n && (ask || !strcmp(w0, "why") || !strcmp(w0, "what") || !strcmp(w0, "whats")) && cost_question(R, w, n, &priced);
-  if (cost) { /* what an action costs: `why` of the action, whose answer names its cost and rule */
+  if (ask && when >= 0 && when + 1 < n) {
+    strbuf clause = {0}, rest = {0};
+    for (int j = when + 1; j < n; j++) sb_printf(&rest, "%s%s", rest.n ? " " : "", w[j]);
+    repl_question_clause(rest.s, &clause);
+    if (clause.n) sb_printf(out, "why %s", clause.s), done = true;
+    sb_free(&clause);
+    sb_free(&rest);
+  }
+  bool cost = !done && n && (ask || !strcmp(w0, "why") || !strcmp(w0, "what") || !strcmp(w0, "whats")) && cost_question(R, w, n, &priced);
+  if (done) {
+  } else if (cost) { /* what an action costs: `why` of the action, whose answer names its cost and rule */
     strbuf clause = {0};
     repl_question_clause(priced.s, &clause);
     if (clause.n) sb_printf(out, "why %s", clause.s), done = true;
@@ -634,6 +672,8 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
       if (q.n) sb_printf(out, "rules%s", q.s), done = true;
       sb_free(&q);
     }
+  } else if (n && ask && wins_question(R, w, n)) {
+    sb_puts(out, "winner"), done = true;
   } else if (n && (ask || !strcmp(w0, "why"))) {
     strbuf clause = {0};
     repl_question_clause(line, &clause);

@@ -179,7 +179,8 @@ static const char *named(const mt_game *g, const char *key, bool actions) {
 static int small_word(const char *w) {
   static const char *const to[] = {"to", "into", "onto", "in", "at", "toward", "towards"};
   static const char *const other[] = {"the", "a", "an", "with", "for", "of", "on", "by", "and", "then", "some", "all", "their", "its", "his",
-                                      "her", "back", "up", "again"};
+                                      "her", "back", "up", "again", "while", "whilst", "during", "under", "through", "across", "past",
+                                      "inside", "when", "itself", "themselves", "himself", "herself"};
   if (!strcmp(w, "from") || !strcmp(w, "out")) return WH_FROM;
   if (!strcmp(w, "sector")) return WH_SECTOR;
   for (size_t i = 0; i < sizeof to / sizeof *to; i++)
