@@ -432,6 +432,9 @@ static int why_clause(repl *R, const char *rest) {
     if (!not_offered) would_do(R, g, rest, &eff, &stop);
     bool done = false; /* not offered: what the rules do without a decision in the rest of the phase */
     if (not_offered) run_forward(R, rest, &c, &auto_said, &done);
+    /* offered, but what the verb asks for was done by the rules on the way there (`revive harkonnen
+     * 1` where the Harkonnen revive 2 free before they are asked): Yes, without a decision */
+    else if (c.verb && at && !verb_met(R, R->g, rest) && verb_met(R, at, rest)) run_forward(R, rest, &c, &auto_said, &done);
     if (R->json) {
       sb_printf(&R->jextra, ",%s", b.s);
       if (not_offered) sb_printf(&R->jextra, ",\"offered\":false,\"done_by_the_rules\":%s", done ? "true" : "false");
@@ -544,13 +547,17 @@ static bool cost_word(const char *k) {
 static bool cost_question(repl *R, char **w, int n, strbuf *out) {
   if (!R->r) return false;
   int costs = -1, act = -1;
+  char stem[64];
   for (int i = 0; i < n; i++) {
     char k[64];
     grammar_key(w[i], k, sizeof k);
     if (cost_word(k)) costs = costs < 0 ? i : costs;
-    else if (act < 0 && game_word_names_action(R->r, k)) act = i;
+    else if (act < 0 && game_word_names_action(R->r, k, stem, sizeof stem)) act = i;
   }
-  if (costs < 0 || act < 0) return false;
+  char kc[64];
+  if (costs >= 0) grammar_key(w[costs], kc, sizeof kc);
+  if (costs < 0 || (act < 0 && strcmp(kc, "free") && strncmp(kc, "cheap", 5))) return false; /* `pay 3`: the action pay_ally_revival */
+  if (act < 0) act = costs;
   char ka[64];
   grammar_key(w[act], ka, sizeof ka);
   for (int i = 0; i < n; i++) {
@@ -566,6 +573,42 @@ static bool cost_question(repl *R, char **w, int n, strbuf *out) {
   return true;
 }
 
+/* `how many forces can harkonnen revive`: the legal answers of that verb for that faction
+ * (`legal harkonnen revive`); `how does the bene gesserit voice work`: the rules about it. */
+static bool how_question(repl *R, char **w, int n, strbuf *out) {
+  char k1[64], kl[64];
+  grammar_key(w[1], k1, sizeof k1);
+  grammar_key(w[n - 1], kl, sizeof kl);
+  if (!strcmp(kl, "work") || !strcmp(kl, "works")) {
+    sb_puts(out, "rules");
+    for (int i = 2; i < n - 1; i++) {
+      char k[64];
+      grammar_key(w[i], k, sizeof k);
+      if (strcmp(k, "the") && strcmp(k, "a") && strcmp(k, "do") && strcmp(k, "does") && strcmp(k, "an")) sb_printf(out, " %s", k);
+    }
+    return true;
+  }
+  if (strcmp(k1, "many") || !R->r) return false;
+  int modal = -1, act = -1;
+  char stem[64] = "";
+  for (int i = 2; i < n && act < 0; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    if (modal < 0 && (!strcmp(k, "can") || !strcmp(k, "could") || !strcmp(k, "may") || !strcmp(k, "does") || !strcmp(k, "do")))
+      modal = i;
+    else if (modal >= 0 && game_word_names_action(R->r, k, stem, sizeof stem)) act = i;
+  }
+  if (modal < 0 || act < 0) return false;
+  sb_puts(out, "legal");
+  for (int i = modal + 1; i < act; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    if (strcmp(k, "the")) sb_printf(out, " %s", k);
+  }
+  sb_printf(out, " %s", stem);
+  return true;
+}
+
 /* A yes/no question about winning (`would anyone win right now?`, `does anybody win if the turn
  * ended here`, `is there a winner`): a word of winning and none naming an action. */
 static bool wins_question(repl *R, char **w, int n) {
@@ -573,7 +616,8 @@ static bool wins_question(repl *R, char **w, int n) {
   for (int i = 1; i < n; i++) {
     char k[64];
     grammar_key(w[i], k, sizeof k);
-    if (R->r && game_word_names_action(R->r, k)) return false;
+    char stem[64];
+    if (R->r && game_word_names_action(R->r, k, stem, sizeof stem)) return false;
     win |= !strncmp(k, "win", 3) || !strcmp(k, "won");
   }
   return win;
@@ -583,13 +627,29 @@ static bool wins_question(repl *R, char **w, int n) {
  * in OUT (true), or false. */
 bool repl_question(repl *R, const char *line, strbuf *out) {
   char *copy = mt_strdup(line);
-  char *w[64];
+  char *wa[64], **w = wa;
   int n = 0;
-  for (char *t = strtok(copy, " \t"); t && n < 64; t = strtok(NULL, " \t")) w[n++] = t;
+  for (char *t = strtok(copy, " \t"); t && n < 64; t = strtok(NULL, " \t")) wa[n++] = t;
   bool done = false;
   char w0[64];
   grammar_key(n ? w[0] : "", w0, sizeof w0);
-  static const char *const asks[] = {"can", "could", "may", "might", "is", "are", "does", "would", "will", "am", "how", "cant", "cannot"};
+  static const char *const starts[] = {"can", "could", "may", "might", "is", "are", "does", "would", "will", "how", "who", "what",
+                                       "why", "whats", "whos", "do", "did", "should"};
+  int lead = 0; /* `with a karama, can atreides bid 12?`: the words before the question only say what the position holds */
+  for (int i = 1; i < n && i <= 5 && !lead; i++) {
+    size_t wl = strlen(w[i - 1]);
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    for (size_t j = 0; j < sizeof starts / sizeof *starts && !lead; j++)
+      if (!strcmp(k, starts[j]) && wl && w[i - 1][wl - 1] == ',') lead = i;
+  }
+  if (lead) {
+    w += lead, n -= lead;
+    grammar_key(w[0], w0, sizeof w0);
+    line += w[0] - copy;
+  }
+  static const char *const asks[] = {"can", "could", "may", "might", "is", "are", "does", "would", "will", "am", "how", "cant", "cannot",
+                                     "do", "did", "should", "must", "shall", "was", "were", "has", "have"};
   bool ask = false;
   for (size_t i = 0; i < sizeof asks / sizeof *asks; i++) ask |= !strcmp(w0, asks[i]);
   bool tell = !strcmp(w0, "tell") || !strcmp(w0, "describe") || !strcmp(w0, "quote") || !strcmp(w0, "read") || !strcmp(w0, "look");
@@ -672,6 +732,8 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
       if (q.n) sb_printf(out, "rules%s", q.s), done = true;
       sb_free(&q);
     }
+  } else if (n >= 3 && !strcmp(w0, "how") && how_question(R, w, n, out)) {
+    done = true;
   } else if (n && ask && wins_question(R, w, n)) {
     sb_puts(out, "winner"), done = true;
   } else if (n && (ask || !strcmp(w0, "why"))) {

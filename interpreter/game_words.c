@@ -180,7 +180,7 @@ static int small_word(const char *w) {
   static const char *const to[] = {"to", "into", "onto", "in", "at", "toward", "towards"};
   static const char *const other[] = {"the", "a", "an", "with", "for", "of", "on", "by", "and", "then", "some", "all", "their", "its", "his",
                                       "her", "back", "up", "again", "while", "whilst", "during", "under", "through", "across", "past",
-                                      "inside", "when", "itself", "themselves", "himself", "herself"};
+                                      "inside", "when", "without", "itself", "themselves", "himself", "herself"};
   if (!strcmp(w, "from") || !strcmp(w, "out")) return WH_FROM;
   if (!strcmp(w, "sector")) return WH_SECTOR;
   for (size_t i = 0; i < sizeof to / sizeof *to; i++)
@@ -881,9 +881,9 @@ int game_parse_candidates(const mt_game *g, const char *text, mt_choice *out, bo
   return nc;
 }
 
-bool game_word_names_action(const mt_rules *r, const char *w) {
-  char stem[64];
-  return action_word(&r->prog, w, false) || stem_of(&r->prog, w, stem, sizeof stem);
+bool game_word_names_action(const mt_rules *r, const char *w, char *stem, size_t cap) {
+  if (action_word(&r->prog, w, false)) return snprintf(stem, cap, "%s", w), true;
+  return stem_of(&r->prog, w, stem, cap);
 }
 
 /* Whether W is a whole word of action name NAME, wherever in it (`revival` of pay_ally_revival). */
