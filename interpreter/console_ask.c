@@ -534,7 +534,8 @@ bool repl_question_clause(const char *text, strbuf *out) {
  * ship`, `how much spice does X spend`). */
 static bool cost_word(const char *k) {
   static const char *const cost[] = {"pay", "pays", "paid", "paying", "spend", "spends", "spent", "charge", "charges",
-                                     "charged", "price", "cost", "costs", "fee", "owe", "owes", "free", "cheap", "cheaper", "cheapest"};
+                                     "charged", "price", "cost", "costs", "fee", "owe", "owes", "free", "cheap", "cheaper", "cheapest", "half",
+                                     "full", "rate", "rates", "discount"};
   for (size_t i = 0; i < sizeof cost / sizeof *cost; i++)
     if (!strcmp(k, cost[i])) return true;
   return false;
@@ -599,6 +600,16 @@ static bool how_question(repl *R, char **w, int n, strbuf *out) {
     else if (modal >= 0 && game_word_names_action(R->r, k, stem, sizeof stem)) act = i;
   }
   if (modal < 0 || act < 0) return false;
+  if (act + 1 < n) { /* more said after the verb (`to carthag`): why, the count left open */
+    strbuf rest = {0};
+    for (int i = modal; i < n; i++) sb_printf(&rest, "%s%s", rest.n ? " " : "", w[i]);
+    strbuf clause = {0};
+    repl_question_clause(rest.s, &clause);
+    if (clause.n) sb_printf(out, "why %s", clause.s);
+    sb_free(&clause);
+    sb_free(&rest);
+    return out->n > 0;
+  }
   sb_puts(out, "legal");
   for (int i = modal + 1; i < act; i++) {
     char k[64];

@@ -284,6 +284,7 @@ static int read_words(const mt_game *g, const char *text, int join, char *buf, s
   }
   size_t used = 0;
   int n = 0, pending = WH_NONE;
+  bool from_position[96] = {false}; /* words standing for a variable's value (`the storm`: its sector) */
   for (int i = 0; i < nt && n < max;) {
     char key[256];
     const char *id = NULL;
@@ -339,6 +340,7 @@ static int read_words(const mt_game *g, const char *text, int join, char *buf, s
         snprintf(word, sizeof word, "%s", stem);
         pending = ph;
         take = 0;
+        if (n < 96) from_position[n] = true;
       }
     }
     size_t len = strlen(word);
@@ -350,6 +352,25 @@ static int read_words(const mt_game *g, const char *text, int join, char *buf, s
     pending = WH_NONE;
     i += take;
     if (is_number(word) && i < nt && unit_word(g, tok[i])) i++; /* 5 forces, 3 spice */
+  }
+  /* a sector the position names (`during the storm`) that no territory named spans: the storm is
+   * elsewhere, and the question is about the place as it stands (its own sectors) */
+  const board_def *def = g->r->def;
+  for (int j = 0; j < n && j < 96; j++) {
+    if (!from_position[j]) continue;
+    long sec = strtol(w[j], NULL, 10);
+    bool places = false, spans = false;
+    for (int k = 0; k < n; k++) {
+      int a = board_area_index(def, w[k]);
+      if (a < 0) continue;
+      places = true;
+      spans |= sec >= 0 && sec < 32 && (def->areas[a].sectors >> sec & 1u);
+    }
+    if (!places || spans) continue;
+    memmove(w + j, w + j + 1, sizeof *w * (size_t)(n - j - 1));
+    memmove(hint + j, hint + j + 1, (size_t)(n - j - 1));
+    memmove(from_position + j, from_position + j + 1, sizeof *from_position * (size_t)(95 - j));
+    n--, j--;
   }
   return n;
 }
@@ -533,7 +554,10 @@ static bool bind_words(const mt_game *g, int a, const action_rec *as, char **w, 
     int64_t v;
     for (int i = 0; i < ar->nparams && !fits; i++) fits = !B->named_filled[i] && parse_value(g, ar->ptype[i], w[j], &v);
     for (int i = 0; i < ar->nparams; i++) kinds |= ar->ptype[i] == TY_KIND;
-    if (!fits && !kinds && parse_value(g, TY_KIND, w[j], &v)) { /* `5 sardaukar` where the kinds are asked later: the count */
+    char single[64]; /* `advisors`: the plural of a kind */
+    size_t wl = strlen(w[j]);
+    snprintf(single, sizeof single, "%.*s", (int)(wl > 1 && w[j][wl - 1] == 's' ? wl - 1 : wl), w[j]);
+    if (!fits && !kinds && (parse_value(g, TY_KIND, w[j], &v) || parse_value(g, TY_KIND, single, &v))) { /* `5 sardaukar` where the kinds are asked later: the count */
       B->used[j] = true;
       continue;
     }
