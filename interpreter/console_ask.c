@@ -600,9 +600,18 @@ static bool how_question(repl *R, char **w, int n, strbuf *out) {
     else if (modal >= 0 && game_word_names_action(R->r, k, stem, sizeof stem)) act = i;
   }
   if (modal < 0 || act < 0) return false;
-  if (act + 1 < n) { /* more said after the verb (`to carthag`): why, the count left open */
+  int end = n; /* the words saying when (`this turn`, `right now`) */
+  static const char *const when[] = {"now", "turn", "phase", "round", "this", "right", "here", "yet", "still", "again"};
+  for (bool more = true; more && end > act + 1;) {
+    char k[64];
+    grammar_key(w[end - 1], k, sizeof k);
+    more = false;
+    for (size_t j = 0; j < sizeof when / sizeof *when && !more; j++) more = !strcmp(k, when[j]);
+    end -= more;
+  }
+  if (act + 1 < end) { /* more said after the verb (`to carthag`): why, the count left open */
     strbuf rest = {0};
-    for (int i = modal; i < n; i++) sb_printf(&rest, "%s%s", rest.n ? " " : "", w[i]);
+    for (int i = modal; i < end; i++) sb_printf(&rest, "%s%s", rest.n ? " " : "", w[i]);
     strbuf clause = {0};
     repl_question_clause(rest.s, &clause);
     if (clause.n) sb_printf(out, "why %s", clause.s);

@@ -241,6 +241,7 @@ static bool position_word(const mt_game *g, const char *w, char *out, size_t cap
 }
 
 static bool action_word(const program *p, const char *w, bool begins);
+static bool word_of_name(const char *name, const char *w);
 
 /* The action, kind or verb a noun or gerund of it names, as players say it (`shipping`,
  * `shipment`, `moving`, `movement`, `revival`, `bidding`): English suffixes taken off (a doubled
@@ -554,6 +555,10 @@ static bool bind_words(const mt_game *g, int a, const action_rec *as, char **w, 
     int64_t v;
     for (int i = 0; i < ar->nparams && !fits; i++) fits = !B->named_filled[i] && parse_value(g, ar->ptype[i], w[j], &v);
     for (int i = 0; i < ar->nparams; i++) kinds |= ar->ptype[i] == TY_KIND;
+    if (!fits && word_of_name(ar->name, w[j])) { /* `ride the worm`: a word of the action's own name */
+      B->used[j] = true;
+      continue;
+    }
     char single[64]; /* `advisors`: the plural of a kind */
     size_t wl = strlen(w[j]);
     snprintf(single, sizeof single, "%.*s", (int)(wl > 1 && w[j][wl - 1] == 's' ? wl - 1 : wl), w[j]);
