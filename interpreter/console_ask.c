@@ -432,6 +432,9 @@ static int why_clause(repl *R, const char *rest) {
     if (!not_offered) would_do(R, g, rest, &eff, &stop);
     bool done = false; /* not offered: what the rules do without a decision in the rest of the phase */
     if (not_offered) run_forward(R, rest, &c, &auto_said, &done);
+    /* offered, but what the verb asks for was done by the rules on the way there (`revive harkonnen
+     * 1` where the Harkonnen revive 2 free before they are asked): Yes, without a decision */
+    else if (c.verb && at && !verb_met(R, R->g, rest) && verb_met(R, at, rest)) run_forward(R, rest, &c, &auto_said, &done);
     if (R->json) {
       sb_printf(&R->jextra, ",%s", b.s);
       if (not_offered) sb_printf(&R->jextra, ",\"offered\":false,\"done_by_the_rules\":%s", done ? "true" : "false");
@@ -492,7 +495,9 @@ static bool question_filler(const char *w) {
   static const char *const fill[] = {"can", "could", "may", "might", "cannot", "cant", "couldnt", "not", "is", "isnt", "are", "arent",
                                      "it", "legal", "illegal", "possible", "allowed", "able", "permitted", "does", "doesnt", "do",
                                      "dont", "would", "will", "wont", "how", "much", "cost", "costs", "i", "we", "you", "still",
-                                     "now", "ever", "why", "there", "be", "what", "if", "wants", "want", "tried", "try", "whether"};
+                                     "now", "ever", "why", "there", "be", "what", "whats", "if", "wants", "want", "tried", "try", "whether",
+                                     "have", "has", "had", "need", "needs", "must", "should", "get", "gets", "got", "anyone",
+                                     "anybody", "someone", "somebody", "anything", "something", "right", "currently"};
   for (size_t i = 0; i < sizeof fill / sizeof *fill; i++)
     if (!strcmp(w, fill[i])) return true;
   return false;
@@ -525,21 +530,180 @@ bool repl_question_clause(const char *text, strbuf *out) {
   return dropped;
 }
 
+/* Words asking what something costs (`does the guild pay for shipping`, `what does it cost X to
+ * ship`, `how much spice does X spend`). */
+static bool cost_word(const char *k) {
+  static const char *const cost[] = {"pay", "pays", "paid", "paying", "spend", "spends", "spent", "charge", "charges",
+                                     "charged", "price", "cost", "costs", "fee", "owe", "owes", "free", "cheap", "cheaper", "cheapest", "half",
+                                     "full", "rate", "rates", "discount"};
+  for (size_t i = 0; i < sizeof cost / sizeof *cost; i++)
+    if (!strcmp(k, cost[i])) return true;
+  return false;
+}
+
+/* A question about what an action costs: a cost word and another word naming an action of the
+ * rules, the two not words of one action's name (`pay ... revival` is pay_ally_revival).  The
+ * question is then about that action (its cost, with its rule, is in the answer): OUT the line
+ * with the cost words dropped. */
+static bool cost_question(repl *R, char **w, int n, strbuf *out) {
+  if (!R->r) return false;
+  int costs = -1, act = -1;
+  char stem[64];
+  for (int i = 0; i < n; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    if (cost_word(k)) costs = costs < 0 ? i : costs;
+    else if (act < 0 && game_word_names_action(R->r, k, stem, sizeof stem)) act = i;
+  }
+  char kc[64];
+  if (costs >= 0) grammar_key(w[costs], kc, sizeof kc);
+  if (costs < 0 || (act < 0 && strcmp(kc, "free") && strncmp(kc, "cheap", 5))) return false; /* `pay 3`: the action pay_ally_revival */
+  if (act < 0) act = costs;
+  char ka[64];
+  grammar_key(w[act], ka, sizeof ka);
+  for (int i = 0; i < n; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    if (cost_word(k) && game_words_of_one_action(R->r, k, ka)) return false;
+  }
+  for (int i = 0; i < n; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    if (!cost_word(k)) sb_printf(out, "%s%s", out->n ? " " : "", w[i]);
+  }
+  return true;
+}
+
+/* `how many forces can harkonnen revive`: the legal answers of that verb for that faction
+ * (`legal harkonnen revive`); `how does the bene gesserit voice work`: the rules about it. */
+static bool how_question(repl *R, char **w, int n, strbuf *out) {
+  char k1[64], kl[64];
+  grammar_key(w[1], k1, sizeof k1);
+  grammar_key(w[n - 1], kl, sizeof kl);
+  if (!strcmp(kl, "work") || !strcmp(kl, "works")) {
+    sb_puts(out, "rules");
+    for (int i = 2; i < n - 1; i++) {
+      char k[64];
+      grammar_key(w[i], k, sizeof k);
+      if (strcmp(k, "the") && strcmp(k, "a") && strcmp(k, "do") && strcmp(k, "does") && strcmp(k, "an")) sb_printf(out, " %s", k);
+    }
+    return true;
+  }
+  if (strcmp(k1, "many") || !R->r) return false;
+  int modal = -1, act = -1;
+  char stem[64] = "";
+  for (int i = 2; i < n && act < 0; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    if (modal < 0 && (!strcmp(k, "can") || !strcmp(k, "could") || !strcmp(k, "may") || !strcmp(k, "does") || !strcmp(k, "do")))
+      modal = i;
+    else if (modal >= 0 && game_word_names_action(R->r, k, stem, sizeof stem)) act = i;
+  }
+  if (modal < 0 || act < 0) return false;
+  int end = n; /* the words saying when (`this turn`, `right now`) */
+  static const char *const when[] = {"now", "turn", "phase", "round", "this", "right", "here", "yet", "still", "again"};
+  for (bool more = true; more && end > act + 1;) {
+    char k[64];
+    grammar_key(w[end - 1], k, sizeof k);
+    more = false;
+    for (size_t j = 0; j < sizeof when / sizeof *when && !more; j++) more = !strcmp(k, when[j]);
+    end -= more;
+  }
+  if (act + 1 < end) { /* more said after the verb (`to carthag`): why, the count left open */
+    strbuf rest = {0};
+    for (int i = modal; i < end; i++) sb_printf(&rest, "%s%s", rest.n ? " " : "", w[i]);
+    strbuf clause = {0};
+    repl_question_clause(rest.s, &clause);
+    if (clause.n) sb_printf(out, "why %s", clause.s);
+    sb_free(&clause);
+    sb_free(&rest);
+    return out->n > 0;
+  }
+  sb_puts(out, "legal");
+  for (int i = modal + 1; i < act; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    if (strcmp(k, "the")) sb_printf(out, " %s", k);
+  }
+  sb_printf(out, " %s", stem);
+  return true;
+}
+
+/* A yes/no question about winning (`would anyone win right now?`, `does anybody win if the turn
+ * ended here`, `is there a winner`): a word of winning and none naming an action. */
+static bool wins_question(repl *R, char **w, int n) {
+  bool win = false;
+  for (int i = 1; i < n; i++) {
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    char stem[64];
+    if (R->r && game_word_names_action(R->r, k, stem, sizeof stem)) return false;
+    win |= !strncmp(k, "win", 3) || !strcmp(k, "won");
+  }
+  return win;
+}
+
 /* A line that is not a command read as a question in players' words: the command it stands for
  * in OUT (true), or false. */
 bool repl_question(repl *R, const char *line, strbuf *out) {
   char *copy = mt_strdup(line);
-  char *w[64];
+  char *wa[64], **w = wa;
   int n = 0;
-  for (char *t = strtok(copy, " \t"); t && n < 64; t = strtok(NULL, " \t")) w[n++] = t;
+  for (char *t = strtok(copy, " \t"); t && n < 64; t = strtok(NULL, " \t")) wa[n++] = t;
   bool done = false;
   char w0[64];
   grammar_key(n ? w[0] : "", w0, sizeof w0);
-  static const char *const asks[] = {"can", "could", "may", "might", "is", "are", "does", "would", "will", "am", "how", "cant", "cannot"};
+  static const char *const starts[] = {"can", "could", "may", "might", "is", "are", "does", "would", "will", "how", "who", "what",
+                                       "why", "whats", "whos", "do", "did", "should"};
+  int lead = 0; /* `with a karama, can atreides bid 12?`: the words before the question only say what the position holds */
+  for (int i = 1; i < n && i <= 5 && !lead; i++) {
+    size_t wl = strlen(w[i - 1]);
+    char k[64];
+    grammar_key(w[i], k, sizeof k);
+    for (size_t j = 0; j < sizeof starts / sizeof *starts && !lead; j++)
+      if (!strcmp(k, starts[j]) && wl && w[i - 1][wl - 1] == ',') lead = i;
+  }
+  if (lead) {
+    w += lead, n -= lead;
+    grammar_key(w[0], w0, sizeof w0);
+    line += w[0] - copy;
+  }
+  static const char *const asks[] = {"can", "could", "may", "might", "is", "are", "does", "would", "will", "am", "how", "cant", "cannot",
+                                     "do", "did", "should", "must", "shall", "was", "were", "has", "have"};
   bool ask = false;
   for (size_t i = 0; i < sizeof asks / sizeof *asks; i++) ask |= !strcmp(w0, asks[i]);
   bool tell = !strcmp(w0, "tell") || !strcmp(w0, "describe") || !strcmp(w0, "quote") || !strcmp(w0, "read") || !strcmp(w0, "look");
-  if (n && (!strcmp(w0, "who") || !strcmp(w0, "whos") || !strcmp(w0, "wholl"))) { /* who wins / who's winning / ... */
+  int when = -1; /* `does the guild get paid when atreides ship 2 to arrakeen`: the payee's question is the action's */
+  for (int i = 2; i + 1 < n && when < 0; i++) {
+    char k[64], kp[64];
+    grammar_key(w[i], k, sizeof k);
+    grammar_key(w[i - 1], kp, sizeof kp);
+    bool passive = !strcmp(kp, "get") || !strcmp(kp, "gets") || !strcmp(kp, "got") || !strcmp(kp, "is") || !strcmp(kp, "are") ||
+                   !strcmp(kp, "be") || !strcmp(kp, "been");
+    if (!(passive && (!strcmp(k, "paid") || !strcmp(k, "rewarded")))) continue;
+    for (int j = i + 1; j < n && when < 0; j++) {
+      char kj[64];
+      grammar_key(w[j], kj, sizeof kj);
+      if (!strcmp(kj, "when") || !strcmp(kj, "if") || !strcmp(kj, "whenever")) when = j;
+    }
+  }
+  strbuf priced = {0};
+  if (ask && when >= 0 && when + 1 < n) {
+    strbuf clause = {0}, rest = {0};
+    for (int j = when + 1; j < n; j++) sb_printf(&rest, "%s%s", rest.n ? " " : "", w[j]);
+    repl_question_clause(rest.s, &clause);
+    if (clause.n) sb_printf(out, "why %s", clause.s), done = true;
+    sb_free(&clause);
+    sb_free(&rest);
+  }
+  bool cost = !done && n && (ask || !strcmp(w0, "why") || !strcmp(w0, "what") || !strcmp(w0, "whats")) && cost_question(R, w, n, &priced);
+  if (done) {
+  } else if (cost) { /* what an action costs: `why` of the action, whose answer names its cost and rule */
+    strbuf clause = {0};
+    repl_question_clause(priced.s, &clause);
+    if (clause.n) sb_printf(out, "why %s", clause.s), done = true;
+    sb_free(&clause);
+  } else if (n && (!strcmp(w0, "who") || !strcmp(w0, "whos") || !strcmp(w0, "wholl"))) { /* who wins / who's winning / ... */
     for (int i = 1; i < n && !done; i++) {
       char k[64];
       grammar_key(w[i], k, sizeof k);
@@ -588,12 +752,17 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
       if (q.n) sb_printf(out, "rules%s", q.s), done = true;
       sb_free(&q);
     }
+  } else if (n >= 3 && !strcmp(w0, "how") && how_question(R, w, n, out)) {
+    done = true;
+  } else if (n && ask && wins_question(R, w, n)) {
+    sb_puts(out, "winner"), done = true;
   } else if (n && (ask || !strcmp(w0, "why"))) {
     strbuf clause = {0};
     repl_question_clause(line, &clause);
     if (clause.n) sb_printf(out, "why %s", clause.s), done = true;
     sb_free(&clause);
   }
+  sb_free(&priced);
   mt_free(copy);
   return done;
 }

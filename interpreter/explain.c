@@ -461,6 +461,21 @@ static bool eval_in_action(mt_game *g, const action_rec *a, const node *n, const
   return ok;
 }
 
+/* Whether another action of one of A's kinds declares a cost: A, which has none, is then a free
+ * way of doing something that is paid for (the Fremen's send beside the shipment), and an answer
+ * about A says it costs nothing. */
+static bool kin_costs(const mt_rules *r, const action_rec *a) {
+  const program *p = &r->prog;
+  for (int i = 0; i < p->nactions; i++) {
+    const action_rec *b = &p->actions[i];
+    if (b == a || !b->cost) continue;
+    for (int k = 0; k < a->nkinds; k++)
+      for (int m = 0; m < b->nkinds; m++)
+        if (!strcmp(a->kinds[k], b->kinds[m])) return true;
+  }
+  return false;
+}
+
 /* "N (EXPR, by rule R: TITLE)": an action's cost and, when a value gives it,
  * the rule whose definition decided it (a house rule that changed a price). */
 static void cost_text(mt_game *g, const action_rec *a, const int64_t *args, int64_t cost, strbuf *text, strbuf *rules) {
@@ -752,6 +767,7 @@ static int explain_open(mt_game *g, const mt_choice *c, const char *text_in, boo
     sb_printf(&t, "Yes: with %s left open, %d of the %zu completions tried are legal; %s %s", open.s, nlegal, n,
               a->cost ? "the cheapest" : "one", text);
     if (a->cost) sb_printf(&t, " (it costs %lld)", (long long)best_cost);
+    else if (kin_costs(g->r, a)) sb_printf(&t, " (it costs nothing: %s has no cost, unlike others of its kind)", a->name);
   } else if (n == 0) {
     int first = 0; /* the first parameter left open: its domain reads only the arguments given */
     while (first < a->nparams && !(c->open >> first & 1u)) first++;
@@ -932,7 +948,8 @@ int explain_why(mt_game *g, const char *choice, bool json, strbuf *out) {
     if (a->cost) {
       sb_printf(&text, "; it costs ");
       cost_text(g, a, args, cost, &text, &rules);
-    }
+    } else if (kin_costs(g->r, a))
+      sb_printf(&text, "; it costs nothing (%s has no cost, unlike others of its kind)", a->name);
     sb_printf(&rules, "%s\"%s\"", rules.n ? "," : "", p->rules[a->rule].id);
     exceptions(g, &c, args, &text, &rules);
   } else {

@@ -82,6 +82,11 @@ int game_parse_choice(const mt_game *g, const char *text, mt_choice *c, bool all
 /* game_words.c: the actions the first word of TEXT stands for (its kind: every action of it),
  * each with the words bound to it (OK[k] false: they do not fit); how many, up to CAP. */
 int game_parse_candidates(const mt_game *g, const char *text, mt_choice *out, bool *ok, int cap);
+/* game_words.c: whether W (any case; a noun or gerund of it too: `shipping`) names an action, a
+ * kind of action or a verb of R (the word that does into STEM), and whether W and V are both whole words of one action's name
+ * (`pay` and `revival` of pay_ally_revival). */
+bool game_word_names_action(const mt_rules *r, const char *w, char *stem, size_t cap);
+bool game_words_of_one_action(const mt_rules *r, const char *w, const char *v);
 int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, size_t errlen);
 /* Code compiled for a moment (a console query, why's facts): game_scratch_end
  * forgets the functions, trees and sources added since game_scratch_begin. */

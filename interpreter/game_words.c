@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check.h"
 #include "data.h"
@@ -178,7 +179,8 @@ static const char *named(const mt_game *g, const char *key, bool actions) {
 static int small_word(const char *w) {
   static const char *const to[] = {"to", "into", "onto", "in", "at", "toward", "towards"};
   static const char *const other[] = {"the", "a", "an", "with", "for", "of", "on", "by", "and", "then", "some", "all", "their", "its", "his",
-                                      "her", "back", "up", "again"};
+                                      "her", "back", "up", "again", "while", "whilst", "during", "under", "through", "across", "past",
+                                      "inside", "when", "without", "itself", "themselves", "himself", "herself"};
   if (!strcmp(w, "from") || !strcmp(w, "out")) return WH_FROM;
   if (!strcmp(w, "sector")) return WH_SECTOR;
   for (size_t i = 0; i < sizeof to / sizeof *to; i++)
@@ -218,6 +220,52 @@ static bool pool_word(const mt_game *g, const char *w) {
   return true;
 }
 
+/* A word naming a variable of the position rather than a value (`the storm`, `under the storm`,
+ * `how much spice`): a global variable holding a sector stands for the sector it holds now (OUT,
+ * with the hint WH_SECTOR: `ship into the storm at the great flat` asks about the place's sector
+ * under the storm, where the place already is); any other variable only describes the question
+ * and is dropped (OUT empty).  False when W names no variable. */
+static bool position_word(const mt_game *g, const char *w, char *out, size_t cap, uint8_t *hint) {
+  const board_layout *L = g->L;
+  for (int v = 0; v < L->nvars; v++) {
+    if (strcmp(L->vars[v].name, w)) continue;
+    *hint = WH_NONE;
+    out[0] = 0;
+    if (L->vars[v].scope == BS_GLOBAL && L->vars[v].type == BT_SECTOR && L->vars[v].len <= 1) {
+      int32_t s = board_var_get(L, g->v.st, v, 0, 0);
+      if (s >= 0) snprintf(out, cap, "%d", (int)s), *hint = WH_SECTOR; /* no storm on the board: nothing to say */
+    }
+    return true;
+  }
+  return false;
+}
+
+static bool action_word(const program *p, const char *w, bool begins);
+static bool word_of_name(const char *name, const char *w);
+
+/* The action, kind or verb a noun or gerund of it names, as players say it (`shipping`,
+ * `shipment`, `moving`, `movement`, `revival`, `bidding`): English suffixes taken off (a doubled
+ * last consonant undone, an `e` put back), into OUT; false when no stem names one. */
+static bool stem_of(const program *p, const char *w, char *out, size_t cap) {
+  static const char *const suffix[] = {"ing", "ment", "al"};
+  size_t n = strlen(w);
+  if (action_word(p, w, false)) return false;
+  for (size_t k = 0; k < sizeof suffix / sizeof *suffix; k++) {
+    size_t sl = strlen(suffix[k]);
+    if (n <= sl + 1 || strcmp(w + n - sl, suffix[k]) || n - sl + 2 > cap) continue;
+    size_t m = n - sl;
+    snprintf(out, cap, "%.*s", (int)m, w);
+    if (action_word(p, out, false)) return true;
+    snprintf(out, cap, "%.*se", (int)m, w); /* reviving, revival: revive */
+    if (action_word(p, out, false)) return true;
+    if (m > 2 && w[m - 1] == w[m - 2]) { /* shipping, bidding: ship, bid */
+      snprintf(out, cap, "%.*s", (int)(m - 1), w);
+      if (action_word(p, out, false)) return true;
+    }
+  }
+  return false;
+}
+
 /* Reads TEXT as players write it into W (into BUF): a name of several words is one word (its id:
  * `funeral plain`, `Tuek's Sietch`, `the great flat`), capitals and possessives are dropped
  * (`Harkonnen's`), and the small words go, each leaving a hint for the word after it in HINT
@@ -237,6 +285,7 @@ static int read_words(const mt_game *g, const char *text, int join, char *buf, s
   }
   size_t used = 0;
   int n = 0, pending = WH_NONE;
+  bool from_position[96] = {false}; /* words standing for a variable's value (`the storm`: its sector) */
   for (int i = 0; i < nt && n < max;) {
     char key[256];
     const char *id = NULL;
@@ -277,6 +326,23 @@ static int read_words(const mt_game *g, const char *text, int join, char *buf, s
         i++;
         continue;
       }
+      char stem[64];
+      uint8_t ph;
+      bool in_name = false; /* `pay for the revival`: a word of one action's name with another word said (pay_ally_revival) */
+      for (int m = 0; m < nt && !in_name; m++) {
+        char other[128];
+        name_key(tok[m], other, sizeof other);
+        in_name = m != i && game_words_of_one_action(g->r, word, other);
+      }
+      if (!in_name && stem_of(&g->r->prog, word, stem, sizeof stem)) snprintf(word, sizeof word, "%s", stem);
+      else if (position_word(g, word, stem, sizeof stem, &ph)) {
+        i++;
+        if (!stem[0]) continue; /* a description of the position: dropped, with the small word before it */
+        snprintf(word, sizeof word, "%s", stem);
+        pending = ph;
+        take = 0;
+        if (n < 96) from_position[n] = true;
+      }
     }
     size_t len = strlen(word);
     if (used + len + 1 > cap) break;
@@ -287,6 +353,25 @@ static int read_words(const mt_game *g, const char *text, int join, char *buf, s
     pending = WH_NONE;
     i += take;
     if (is_number(word) && i < nt && unit_word(g, tok[i])) i++; /* 5 forces, 3 spice */
+  }
+  /* a sector the position names (`during the storm`) that no territory named spans: the storm is
+   * elsewhere, and the question is about the place as it stands (its own sectors) */
+  const board_def *def = g->r->def;
+  for (int j = 0; j < n && j < 96; j++) {
+    if (!from_position[j]) continue;
+    long sec = strtol(w[j], NULL, 10);
+    bool places = false, spans = false;
+    for (int k = 0; k < n; k++) {
+      int a = board_area_index(def, w[k]);
+      if (a < 0) continue;
+      places = true;
+      spans |= sec >= 0 && sec < 32 && (def->areas[a].sectors >> sec & 1u);
+    }
+    if (!places || spans) continue;
+    memmove(w + j, w + j + 1, sizeof *w * (size_t)(n - j - 1));
+    memmove(hint + j, hint + j + 1, (size_t)(n - j - 1));
+    memmove(from_position + j, from_position + j + 1, sizeof *from_position * (size_t)(95 - j));
+    n--, j--;
   }
   return n;
 }
@@ -470,7 +555,14 @@ static bool bind_words(const mt_game *g, int a, const action_rec *as, char **w, 
     int64_t v;
     for (int i = 0; i < ar->nparams && !fits; i++) fits = !B->named_filled[i] && parse_value(g, ar->ptype[i], w[j], &v);
     for (int i = 0; i < ar->nparams; i++) kinds |= ar->ptype[i] == TY_KIND;
-    if (!fits && !kinds && parse_value(g, TY_KIND, w[j], &v)) { /* `5 sardaukar` where the kinds are asked later: the count */
+    if (!fits && word_of_name(ar->name, w[j])) { /* `ride the worm`: a word of the action's own name */
+      B->used[j] = true;
+      continue;
+    }
+    char single[64]; /* `advisors`: the plural of a kind */
+    size_t wl = strlen(w[j]);
+    snprintf(single, sizeof single, "%.*s", (int)(wl > 1 && w[j][wl - 1] == 's' ? wl - 1 : wl), w[j]);
+    if (!fits && !kinds && (parse_value(g, TY_KIND, w[j], &v) || parse_value(g, TY_KIND, single, &v))) { /* `5 sardaukar` where the kinds are asked later: the count */
       B->used[j] = true;
       continue;
     }
@@ -816,4 +908,27 @@ int game_parse_candidates(const mt_game *g, const char *text, mt_choice *out, bo
     if (!ok[k]) out[k].action = cand[k];
   }
   return nc;
+}
+
+bool game_word_names_action(const mt_rules *r, const char *w, char *stem, size_t cap) {
+  if (action_word(&r->prog, w, false)) return snprintf(stem, cap, "%s", w), true;
+  return stem_of(&r->prog, w, stem, cap);
+}
+
+/* Whether W is a whole word of action name NAME, wherever in it (`revival` of pay_ally_revival). */
+static bool word_of_name(const char *name, const char *w) {
+  size_t n = strlen(w);
+  for (const char *s = name; *s;) {
+    size_t k = strcspn(s, "_");
+    if (k == n && !strncasecmp(s, w, n)) return true;
+    s += k;
+    if (*s) s++;
+  }
+  return false;
+}
+
+bool game_words_of_one_action(const mt_rules *r, const char *w, const char *v) {
+  for (int i = 0; i < r->prog.nactions; i++)
+    if (word_of_name(r->prog.actions[i].name, w) && word_of_name(r->prog.actions[i].name, v)) return true;
+  return false;
 }

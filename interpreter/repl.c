@@ -22,6 +22,7 @@
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "console.h"
 
+#include <ctype.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -392,6 +393,9 @@ static int dispatch_command(repl *R, char *line, int argc, char **argv, int prev
                                      "branches", "quit", "exit", "verify", "chance", "stop"};
   bool known = false;
   for (size_t i = 0; i < sizeof cmds / sizeof *cmds; i++) known |= !strcmp(cmds[i], cmd);
+  size_t ll = strlen(line);
+  while (ll && isspace((unsigned char)line[ll - 1])) ll--;
+  if (known && !strcmp(cmd, "do") && ll && line[ll - 1] == '?') known = false; /* `do the fremen get 3 back?`: a question */
   if (!known) { /* a question in players' words, or a command in capitals */
     strbuf q = {0};
     if (repl_question(R, line, &q)) {
