@@ -130,21 +130,6 @@ static void make_attrs(data_loader *ld, raw_decl *raw, size_t n, board_attr **ou
 
 /* ---- board file --------------------------------------------------------------------------------- */
 
-typedef struct raw_section_list {
-  ys key; /* sector (or empty for section_borders) */
-  ysv refs;
-} raw_section_list;
-
-typedef struct raw_area {
-  ys id, name;
-  bool has_name, has_sectors, has_sections, has_sb;
-  ysv tags, sectors, borders, sborders;
-  raw_section_list *secs;
-  size_t nsecs, capsecs;
-  ys *akeys, *avals;
-  size_t nattr, capattr, capattr2;
-} raw_area;
-
 typedef struct board_raw {
   bool has_sectors;
   ys initial_pool, storm_marker;
@@ -305,6 +290,78 @@ typedef struct sref {
   mt_span sp;
 } sref;
 
+/* Adds one area read as RA to the def, with its tags, sectors and sections (room for it is made by
+ * the caller); its borders and attributes are resolved later, once every area of the file is known. */
+static void add_area(data_loader *ld, raw_area *ra) {
+  board_def *def = ld->def;
+  board_area *a = &def->areas[def->nareas];
+  data_check_id(ld, &ra->id, "territory");
+  a->id = mt_strdup(ra->id.s);
+  a->name = mt_strdup(ra->has_name ? ra->name.s : ra->id.s);
+  a->attrs = mt_calloc((size_t)def->narea_attrs + 1, sizeof *a->attrs);
+  for (int k = 0; k < def->narea_attrs; k++) a->attrs[k] = def->area_attrs[k].dflt;
+  for (size_t t = 0; t < ra->tags.n; t++) {
+    int tag = board_tag_index(def, ra->tags.v[t].s);
+    if (tag < 0) {
+      const char *sug = diag_suggest(ra->tags.v[t].s, (const char *const *)def->tags, (size_t)def->ntags);
+      if (sug) data_lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (did you mean '%s'?)", ra->tags.v[t].s, sug);
+      else data_lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (declare it under 'tags')", ra->tags.v[t].s);
+    } else if (tag < BOARD_MAX_TAGS) a->tags |= 1u << tag;
+  }
+  if (!ra->has_sectors) data_lerr(ld, ra->id.sp, "territory '%s' has no 'sectors' (write [] for none)", ra->id.s);
+  a->first_section = def->nsections;
+  for (size_t s = 0; s < ra->sectors.n; s++) {
+    int32_t sec;
+    if (!data_conv_int(ld, &ra->sectors.v[s], "a sector", INT32_MIN + 1L, INT32_MAX, &sec)) continue;
+    if (sec < 0 || sec >= def->nsectors) {
+      data_lerr(ld, ra->sectors.v[s].sp, "sector %d out of range (the board has sectors 0..%d)", sec, def->nsectors - 1);
+      continue;
+    }
+    if ((a->sectors >> sec) & 1u) {
+      data_lerr(ld, ra->sectors.v[s].sp, "sector %d is listed twice", sec);
+      continue;
+    }
+    a->sectors |= 1u << sec;
+    def->sections[def->nsections].area = def->nareas;
+    def->sections[def->nsections++].sector = sec;
+  }
+  if (def->nsections == a->first_section) {
+    def->sections[def->nsections].area = def->nareas;
+    def->sections[def->nsections++].sector = BOARD_NO_SECTOR;
+  }
+  a->nsections = def->nsections - a->first_section;
+  def->nareas++;
+}
+
+/* Sets area I's attributes from the keys of RA that are not fixed keys (declared under the board's
+ * `area_attributes`), with a suggestion for an unknown one. */
+static void area_attrs(data_loader *ld, int i, const raw_area *ra) {
+  board_def *def = ld->def;
+  static const char *const fixed[] = {"name", "tags", "sectors", "borders", "sections", "section_borders"};
+  for (size_t j = 0; j < ra->nattr; j++) {
+    int k = board_area_attr_index(def, ra->akeys[j].s);
+    if (k < 0) {
+      size_t nc = 6 + (size_t)def->narea_attrs;
+      const char **c = mt_calloc(nc, sizeof *c);
+      for (size_t m = 0; m < 6; m++) c[m] = fixed[m];
+      for (int m = 0; m < def->narea_attrs; m++) c[6 + m] = def->area_attrs[m].name;
+      const char *sug = diag_suggest(ra->akeys[j].s, c, nc);
+      if (sug) data_lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (did you mean '%s'?)", ra->akeys[j].s, ra->id.s, sug);
+      else data_lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (declare it under 'area_attributes')", ra->akeys[j].s, ra->id.s);
+      mt_free(c);
+      continue;
+    }
+    const board_attr *at = &def->area_attrs[k];
+    int32_t v;
+    if (!data_conv_value(ld, &ra->avals[j], at->type, at->values, at->nvalues, at->name, &v)) continue;
+    if (at->type == BT_SECTOR && v >= 0 && !((def->areas[i].sectors >> v) & 1u)) {
+      data_lerr(ld, ra->avals[j].sp, "sector %d is not one of territory '%s''s sectors", v, ra->id.s);
+      continue;
+    }
+    def->areas[i].attrs[k] = v;
+  }
+}
+
 /* Checks and converts the raw board into DEF.  Order: declarations, areas
  * and their sectors (which define the sections), then borders at both
  * levels, symmetry and agreement between the levels, then attributes. */
@@ -358,46 +415,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   size_t nsec = 0;
   for (size_t i = 0; i < b->nareas; i++) nsec += b->areas[i].sectors.n ? b->areas[i].sectors.n : 1;
   def->sections = mt_calloc(nsec + 1, sizeof *def->sections);
-  for (size_t i = 0; i < b->nareas; i++) {
-    raw_area *ra = &b->areas[i];
-    board_area *a = &def->areas[def->nareas];
-    data_check_id(ld, &ra->id, "territory");
-    a->id = mt_strdup(ra->id.s);
-    a->name = mt_strdup(ra->has_name ? ra->name.s : ra->id.s);
-    a->attrs = mt_calloc((size_t)def->narea_attrs + 1, sizeof *a->attrs);
-    for (int k = 0; k < def->narea_attrs; k++) a->attrs[k] = def->area_attrs[k].dflt;
-    for (size_t t = 0; t < ra->tags.n; t++) {
-      int tag = board_tag_index(def, ra->tags.v[t].s);
-      if (tag < 0) {
-        const char *sug = diag_suggest(ra->tags.v[t].s, (const char *const *)def->tags, (size_t)def->ntags);
-        if (sug) data_lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (did you mean '%s'?)", ra->tags.v[t].s, sug);
-        else data_lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (declare it under 'tags')", ra->tags.v[t].s);
-      } else if (tag < BOARD_MAX_TAGS) a->tags |= 1u << tag;
-    }
-    if (!ra->has_sectors) data_lerr(ld, ra->id.sp, "territory '%s' has no 'sectors' (write [] for none)", ra->id.s);
-    a->first_section = def->nsections;
-    for (size_t s = 0; s < ra->sectors.n; s++) {
-      int32_t sec;
-      if (!data_conv_int(ld, &ra->sectors.v[s], "a sector", INT32_MIN + 1L, INT32_MAX, &sec)) continue;
-      if (sec < 0 || sec >= def->nsectors) {
-        data_lerr(ld, ra->sectors.v[s].sp, "sector %d out of range (the board has sectors 0..%d)", sec, def->nsectors - 1);
-        continue;
-      }
-      if ((a->sectors >> sec) & 1u) {
-        data_lerr(ld, ra->sectors.v[s].sp, "sector %d is listed twice", sec);
-        continue;
-      }
-      a->sectors |= 1u << sec;
-      def->sections[def->nsections].area = def->nareas;
-      def->sections[def->nsections++].sector = sec;
-    }
-    if (def->nsections == a->first_section) {
-      def->sections[def->nsections].area = def->nareas;
-      def->sections[def->nsections++].sector = BOARD_NO_SECTOR;
-    }
-    a->nsections = def->nsections - a->first_section;
-    def->nareas++;
-  }
+  for (size_t i = 0; i < b->nareas; i++) add_area(ld, &b->areas[i]);
   if (def->nsections > BOARD_MAX_SECTIONS) data_lerr(ld, top, "more than %d sections", BOARD_MAX_SECTIONS);
   /* area-level borders */
   typedef struct aref { int from, to; mt_span sp; } aref;
@@ -509,32 +527,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
            def->areas[f].id, def->areas[t].id);
   }
   /* attributes */
-  static const char *const fixed[] = {"name", "tags", "sectors", "borders", "sections", "section_borders"};
-  for (int i = 0; i < def->nareas; i++) {
-    raw_area *ra = &b->areas[i];
-    for (size_t j = 0; j < ra->nattr; j++) {
-      int k = board_area_attr_index(def, ra->akeys[j].s);
-      if (k < 0) {
-        size_t nc = 6 + (size_t)def->narea_attrs;
-        const char **c = mt_calloc(nc, sizeof *c);
-        for (size_t m = 0; m < 6; m++) c[m] = fixed[m];
-        for (int m = 0; m < def->narea_attrs; m++) c[6 + m] = def->area_attrs[m].name;
-        const char *sug = diag_suggest(ra->akeys[j].s, c, nc);
-        if (sug) data_lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (did you mean '%s'?)", ra->akeys[j].s, ra->id.s, sug);
-        else data_lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (declare it under 'area_attributes')", ra->akeys[j].s, ra->id.s);
-        mt_free(c);
-        continue;
-      }
-      const board_attr *at = &def->area_attrs[k];
-      int32_t v;
-      if (!data_conv_value(ld, &ra->avals[j], at->type, at->values, at->nvalues, at->name, &v)) continue;
-      if (at->type == BT_SECTOR && v >= 0 && !((def->areas[i].sectors >> v) & 1u)) {
-        data_lerr(ld, ra->avals[j].sp, "sector %d is not one of territory '%s''s sectors", v, ra->id.s);
-        continue;
-      }
-      def->areas[i].attrs[k] = v;
-    }
-  }
+  for (int i = 0; i < def->nareas; i++) area_attrs(ld, i, &b->areas[i]);
   /* variables */
   def->vars = mt_calloc(b->nvars + 1, sizeof *def->vars);
   for (size_t i = 0; i < b->nvars; i++) {
@@ -605,6 +598,52 @@ static int load_board(data_loader *ld, const char *name, const char *text, size_
   data_yr_close(&r);
   if (root && !fatal) build_board(ld, &b, r.file); /* check what can be checked, even after errors */
   return ld->errors == before ? 0 : -1;
+}
+
+/* Reads an `areas:` mapping (id -> a territory's keys) of a faction sheet. */
+void data_read_areas(yr *r, raw_areas *b) {
+  if (!data_expect_map(r, "areas")) return;
+  keyseen ks = {0};
+  ys k;
+  while (data_map_key(r, &ks, &k)) {
+    raw_area a;
+    memset(&a, 0, sizeof a);
+    a.id = k;
+    read_area(r, &a);
+    AVEC_PUSH(&r->ld->ar, b->v, b->n, b->cap, a);
+  }
+}
+
+/* Adds the areas a pack layer's sheet WHO brings after the board's.  Such an area lies in no sector
+ * and borders nothing on the printed board (the board's borders are checked for symmetry in one
+ * file): it is off the map, or the rules attach it to a section (docs/language.md, attachments).
+ * Its name may be taken by no area, pool or variable. */
+void data_build_areas(data_loader *ld, const raw_areas *b, const char *who) {
+  board_def *def = ld->def;
+  for (size_t i = 0; i < b->n; i++) {
+    raw_area ra = b->v[i];
+    if (ra.sectors.n || ra.borders.n || ra.has_sections || ra.has_sb) {
+      data_lerr(ld, ra.id.sp, "area '%s' of '%s' may have no sectors or borders (an area a faction sheet brings is "
+                "off the map, or attached by the rules): give it only a name, tags and attributes", ra.id.s, who);
+      continue;
+    }
+    if (board_area_index(def, ra.id.s) >= 0 || board_pool_index(def, ra.id.s) >= 0 || board_var_index(def, ra.id.s) >= 0) {
+      data_lerr(ld, ra.id.sp, "area '%s' of '%s': the name is already taken by a territory, pool or variable", ra.id.s, who);
+      continue;
+    }
+    if (def->nareas >= BOARD_MAX_AREAS || def->nsections >= BOARD_MAX_SECTIONS) {
+      data_lerr(ld, ra.id.sp, "area '%s' of '%s': more than %d territories or %d sections in all", ra.id.s, who,
+                BOARD_MAX_AREAS, BOARD_MAX_SECTIONS);
+      return;
+    }
+    def->areas = mt_realloc(def->areas, (size_t)(def->nareas + 2) * sizeof *def->areas);
+    memset(&def->areas[def->nareas], 0, 2 * sizeof *def->areas);
+    def->sections = mt_realloc(def->sections, (size_t)(def->nsections + 2) * sizeof *def->sections);
+    memset(&def->sections[def->nsections], 0, 2 * sizeof *def->sections);
+    ra.has_sectors = true; /* no sector: one section in none */
+    add_area(ld, &ra);
+    area_attrs(ld, def->nareas - 1, &ra);
+  }
 }
 
 /* ---- decks file ------------------------------------------------------------------------------------ */

@@ -79,6 +79,28 @@ typedef struct raw_piles {
   size_t n, cap1, cap2, cap3;
 } raw_piles;
 
+/* One territory as read (the board file, or an `areas:` mapping of a faction sheet). */
+typedef struct raw_section_list {
+  ys key; /* sector (or empty for section_borders) */
+  ysv refs;
+} raw_section_list;
+
+typedef struct raw_area {
+  ys id, name;
+  bool has_name, has_sectors, has_sections, has_sb;
+  ysv tags, sectors, borders, sborders;
+  raw_section_list *secs;
+  size_t nsecs, capsecs;
+  ys *akeys, *avals;
+  size_t nattr, capattr, capattr2;
+} raw_area;
+
+/* An `areas:` mapping of a faction sheet: the areas a pack layer brings beside the board's. */
+typedef struct raw_areas {
+  raw_area *v;
+  size_t n, cap;
+} raw_areas;
+
 typedef struct keyseen {
   ys *k;
   size_t n, cap;
@@ -123,6 +145,10 @@ int data_resolve_section(data_loader *ld, const ys *v);
 /* The `piles:` reader and builder shared by the decks file and the faction sheets (data.c). */
 void data_read_piles(yr *r, raw_piles *p);
 void data_build_piles(data_loader *ld, const raw_piles *p);
+/* The `areas:` reader and builder of the faction sheets (data.c): areas in no sector and with no
+ * borders (off the map, or attached to a section by the rules), added after the board's. */
+void data_read_areas(yr *r, raw_areas *a);
+void data_build_areas(data_loader *ld, const raw_areas *a, const char *who);
 int data_faction_load(data_loader *ld, const char *name, const char *text, size_t len);
 
 #endif

@@ -210,6 +210,48 @@ static void expansion_faction_is_data(void **state) {
   diag_free(d);
 }
 
+/* A faction sheet may bring areas of its own (`areas:`): off the map, in no sector, bordering
+ * nothing, with the board's tags and attributes; the sheet's start may place tokens in them. */
+static void faction_brings_an_area(void **state) {
+  (void)state;
+  const char *sheet =
+      "name: Keepers\n"
+      "forces: { normal: 10 }\n"
+      "areas:\n"
+      "  keep: { name: The Keep, tags: [stronghold] }\n"
+      "start: { keep: 4 }\n"
+      "leaders: { warden: { name: Warden, strength: 3 } }\n";
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  board_def *def = board_def_new();
+  data_loader *ld = data_loader_new(def, d);
+  assert_int_equal(data_load_board(ld, "rules/board.yaml"), 0);
+  int before = def->nareas;
+  assert_int_equal(data_load_decks(ld, "rules/decks.yaml"), 0);
+  assert_int_equal(data_load_faction(ld, "factions/atreides.yaml"), 0);
+  assert_int_equal(data_load_faction_text(ld, "factions/keepers.yaml", sheet, strlen(sheet)), 0);
+  assert_int_equal(data_loader_finish(ld), 0);
+  assert_null(out.s);
+  int keep = board_area_index(def, "keep");
+  assert_int_equal(keep, before);
+  assert_int_equal(def->nareas, before + 1);
+  assert_string_equal(def->areas[keep].name, "The Keep");
+  assert_int_equal(def->areas[keep].nsections, 1);
+  assert_int_equal(def->sections[def->areas[keep].first_section].sector, BOARD_NO_SECTOR);
+  assert_int_equal(def->areas[keep].borders, 0);
+  assert_true((def->areas[keep].tags >> board_tag_index(def, "stronghold")) & 1u);
+  int f[2] = {board_faction_index(def, "keepers"), board_faction_index(def, "atreides")};
+  board_layout *L = board_layout_new(def, f, 2, NULL, 0, 0, NULL);
+  unsigned char *st = calloc(1, L->size);
+  board_state_init(L, st, 3);
+  assert_int_equal(board_tokens(L, st, def->areas[keep].first_section, 0, board_kind_index(def, "normal")), 4);
+  board_layout_free(L);
+  free(st);
+  data_loader_free(ld);
+  board_def_free(def);
+  diag_free(d);
+}
+
 static void duplicate_key_has_a_note(void **state) {
   (void)state;
   const char *doc = "sectors: 2\nsectors: 3\n";
@@ -300,6 +342,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(shipped_components_load_clean),
       cmocka_unit_test(expansion_faction_is_data),
+      cmocka_unit_test(faction_brings_an_area),
       cmocka_unit_test(duplicate_key_has_a_note),
       cmocka_unit_test(missing_pack_is_an_error),
       cmocka_unit_test(endless_component_is_an_error),
