@@ -38,12 +38,6 @@ static char *read_file(data_loader *ld, const char *path, size_t *len) {
 
 /* ---- declarations (board and decks files) ---------------------------------------------------- */
 
-typedef struct raw_decl { /* attribute or variable declaration */
-  ys name, type, scope, kind, dflt;
-  ysv values;
-  ys vis;
-  bool has_type, has_scope, has_kind, has_dflt, has_values, has_vis;
-} raw_decl;
 
 static bool parse_type(data_loader *ld, const ys *v, board_type *t, unsigned allowed) {
   static const char *const names[] = {"int", "bool", "area", "sector", "faction", "leader", "enum"};
@@ -168,6 +162,19 @@ static void read_area(yr *r, raw_area *a) {
     else if (data_keyis(&k, "sectors")) a->has_sectors = true, data_read_list(r, "sectors", &a->sectors);
     else if (data_keyis(&k, "borders")) data_read_list(r, "borders", &a->borders);
     else if (data_keyis(&k, "section_borders")) a->has_sb = true, data_read_list(r, "section_borders", &a->sborders);
+    else if (data_keyis(&k, "attached_to")) {
+      a->has_attach = true;
+      a->attach_area.sp = a->attach_sector.sp = k.sp;
+      if (!data_expect_map(r, "attached_to")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      static const char *const ak[] = {"territory", "sector"};
+      while (data_map_key(r, &ks2, &k2)) {
+        if (data_keyis(&k2, "territory")) data_expect_scalar(r, "territory", &a->attach_area);
+        else if (data_keyis(&k2, "sector")) data_expect_scalar(r, "sector", &a->attach_sector);
+        else data_unknown_key(r, &k2, "attached_to", ak, 2);
+      }
+    }
     else if (data_keyis(&k, "sections")) {
       a->has_sections = true;
       if (!data_expect_map(r, "sections")) continue;
@@ -330,6 +337,7 @@ static void add_area(data_loader *ld, raw_area *ra) {
     def->sections[def->nsections++].sector = BOARD_NO_SECTOR;
   }
   a->nsections = def->nsections - a->first_section;
+  a->attach_var[0] = a->attach_var[1] = -1;
   def->nareas++;
 }
 
@@ -360,6 +368,34 @@ static void area_attrs(data_loader *ld, int i, const raw_area *ra) {
     }
     def->areas[i].attrs[k] = v;
   }
+}
+
+/* Adds the board variable declared by D to the def (room for it is made by the caller). */
+static void add_var(data_loader *ld, const raw_decl *d) {
+  board_def *def = ld->def;
+  board_var v = {0};
+  data_check_id(ld, &d->name, "variable");
+  v.len = 1;
+  if (d->has_scope) parse_scope(ld, &d->scope, &v.scope, true);
+  if (d->has_vis) parse_visibility(ld, &d->vis, &v.visibility);
+  if (d->has_kind) {
+    if (!strcmp(d->kind.s, "counter")) v.kind = BV_COUNTER;
+    else if (!strcmp(d->kind.s, "marker")) v.kind = BV_MARKER;
+    else if (!strcmp(d->kind.s, "flag")) v.kind = BV_FLAG;
+    else data_lerr(ld, d->kind.sp, "unknown variable kind '%.40s' (expected counter, marker or flag)", d->kind.s);
+  }
+  v.type = v.kind == BV_FLAG ? BT_BOOL : d->has_values ? BT_ENUM : BT_INT;
+  if (d->has_type) parse_type(ld, &d->type, &v.type, T(BT_INT) | T(BT_BOOL) | T(BT_AREA) | T(BT_SECTOR) | T(BT_FACTION) | T(BT_ENUM));
+  if (v.type == BT_ENUM) {
+    if (!d->has_values || d->values.n == 0) data_lerr(ld, d->name.sp, "enum variable '%s' needs a list of values", d->name.s);
+    v.values = ysv_ids(ld, &d->values, "value");
+    v.nvalues = (int)d->values.n;
+  }
+  v.initial = (v.type == BT_AREA || v.type == BT_SECTOR || v.type == BT_FACTION) ? -1 : 0;
+  if (d->has_dflt) data_conv_value(ld, &d->dflt, v.type, v.values, v.nvalues, d->name.s, &v.initial);
+  if (v.kind == BV_COUNTER && v.initial < 0) data_lerr(ld, d->name.sp, "counter '%s' cannot start below zero", d->name.s);
+  v.name = mt_strdup(d->name.s);
+  def->vars[def->nvars++] = v;
 }
 
 /* Checks and converts the raw board into DEF.  Order: declarations, areas
@@ -415,7 +451,12 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   size_t nsec = 0;
   for (size_t i = 0; i < b->nareas; i++) nsec += b->areas[i].sectors.n ? b->areas[i].sectors.n : 1;
   def->sections = mt_calloc(nsec + 1, sizeof *def->sections);
-  for (size_t i = 0; i < b->nareas; i++) add_area(ld, &b->areas[i]);
+  for (size_t i = 0; i < b->nareas; i++) {
+    if (b->areas[i].has_attach)
+      data_lerr(ld, b->areas[i].attach_area.sp, "only an area a faction sheet brings may be 'attached_to' a section "
+                "(a board territory has borders of its own)");
+    add_area(ld, &b->areas[i]);
+  }
   if (def->nsections > BOARD_MAX_SECTIONS) data_lerr(ld, top, "more than %d sections", BOARD_MAX_SECTIONS);
   /* area-level borders */
   typedef struct aref { int from, to; mt_span sp; } aref;
@@ -530,32 +571,7 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   for (int i = 0; i < def->nareas; i++) area_attrs(ld, i, &b->areas[i]);
   /* variables */
   def->vars = mt_calloc(b->nvars + 1, sizeof *def->vars);
-  for (size_t i = 0; i < b->nvars; i++) {
-    raw_decl *d = &b->vars[i];
-    board_var v = {0};
-    data_check_id(ld, &d->name, "variable");
-    v.len = 1;
-    if (d->has_scope) parse_scope(ld, &d->scope, &v.scope, true);
-    if (d->has_vis) parse_visibility(ld, &d->vis, &v.visibility);
-    if (d->has_kind) {
-      if (!strcmp(d->kind.s, "counter")) v.kind = BV_COUNTER;
-      else if (!strcmp(d->kind.s, "marker")) v.kind = BV_MARKER;
-      else if (!strcmp(d->kind.s, "flag")) v.kind = BV_FLAG;
-      else data_lerr(ld, d->kind.sp, "unknown variable kind '%.40s' (expected counter, marker or flag)", d->kind.s);
-    }
-    v.type = v.kind == BV_FLAG ? BT_BOOL : d->has_values ? BT_ENUM : BT_INT;
-    if (d->has_type) parse_type(ld, &d->type, &v.type, T(BT_INT) | T(BT_BOOL) | T(BT_AREA) | T(BT_SECTOR) | T(BT_FACTION) | T(BT_ENUM));
-    if (v.type == BT_ENUM) {
-      if (!d->has_values || d->values.n == 0) data_lerr(ld, d->name.sp, "enum variable '%s' needs a list of values", d->name.s);
-      v.values = ysv_ids(ld, &d->values, "value");
-      v.nvalues = (int)d->values.n;
-    }
-    v.initial = (v.type == BT_AREA || v.type == BT_SECTOR || v.type == BT_FACTION) ? -1 : 0;
-    if (d->has_dflt) data_conv_value(ld, &d->dflt, v.type, v.values, v.nvalues, d->name.s, &v.initial);
-    if (v.kind == BV_COUNTER && v.initial < 0) data_lerr(ld, d->name.sp, "counter '%s' cannot start below zero", d->name.s);
-    v.name = mt_strdup(d->name.s);
-    def->vars[def->nvars++] = v;
-  }
+  for (size_t i = 0; i < b->nvars; i++) add_var(ld, &b->vars[i]);
   if (b->has_storm_marker) {
     def->storm_var = board_var_index(def, b->storm_marker.s);
     if (def->storm_var < 0) DANGLING(ld, &b->storm_marker, "variable", def->vars, def->nvars, name);
@@ -614,6 +630,54 @@ void data_read_areas(yr *r, raw_areas *b) {
   }
 }
 
+/* Resolves an area's `attached_to: { territory: VAR, sector: VAR }`: two global board variables, of
+ * type area and sector, whose values in a state say where the area stands (docs/language.md). */
+static void attach_vars(data_loader *ld, int area, const raw_area *ra) {
+  board_def *def = ld->def;
+  const ys *names[2] = {&ra->attach_area, &ra->attach_sector};
+  static const board_type want[2] = {BT_AREA, BT_SECTOR};
+  static const char *const what[2] = {"territory", "sector"};
+  int v[2];
+  for (int i = 0; i < 2; i++) {
+    if (!names[i]->s) {
+      data_lerr(ld, names[i]->sp, "'attached_to' of area '%s' needs a '%s' variable", ra->id.s, what[i]);
+      return;
+    }
+    v[i] = board_var_index(def, names[i]->s);
+    if (v[i] < 0) {
+      DANGLING(ld, names[i], "variable", def->vars, def->nvars, name);
+      return;
+    }
+    if (def->vars[v[i]].scope != BS_GLOBAL || def->vars[v[i]].type != want[i]) {
+      data_lerr(ld, names[i]->sp, "'%s' must be a global variable of type %s (the %s area '%s' is attached to)",
+                names[i]->s, i ? "sector" : "area", what[i], ra->id.s);
+      return;
+    }
+  }
+  def->areas[area].attach_var[0] = v[0];
+  def->areas[area].attach_var[1] = v[1];
+  def->attached |= 1ull << area;
+}
+
+/* Reads a `variables:` mapping of a faction sheet (the board file's shape). */
+void data_read_vars(yr *r, raw_vars *b) { read_decls(r, &b->v, &b->n, &b->cap, true, "variables"); }
+
+/* Adds the board variables a sheet WHO declares after the board's; a name taken by a variable, pool
+ * or area is an error. */
+void data_build_vars(data_loader *ld, const raw_vars *b, const char *who) {
+  board_def *def = ld->def;
+  for (size_t i = 0; i < b->n; i++) {
+    const raw_decl *d = &b->v[i];
+    if (board_var_index(def, d->name.s) >= 0 || board_pool_index(def, d->name.s) >= 0 || board_area_index(def, d->name.s) >= 0) {
+      data_lerr(ld, d->name.sp, "variable '%s' of '%s': the name is already taken by a variable, pool or territory", d->name.s, who);
+      continue;
+    }
+    def->vars = mt_realloc(def->vars, (size_t)(def->nvars + 2) * sizeof *def->vars);
+    memset(&def->vars[def->nvars], 0, 2 * sizeof *def->vars);
+    add_var(ld, d);
+  }
+}
+
 /* Adds the areas a pack layer's sheet WHO brings after the board's.  Such an area lies in no sector
  * and borders nothing on the printed board (the board's borders are checked for symmetry in one
  * file): it is off the map, or the rules attach it to a section (docs/language.md, attachments).
@@ -643,6 +707,7 @@ void data_build_areas(data_loader *ld, const raw_areas *b, const char *who) {
     ra.has_sectors = true; /* no sector: one section in none */
     add_area(ld, &ra);
     area_attrs(ld, def->nareas - 1, &ra);
+    if (ra.has_attach) attach_vars(ld, def->nareas - 1, &ra);
   }
 }
 

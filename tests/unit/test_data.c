@@ -252,6 +252,72 @@ static void faction_brings_an_area(void **state) {
   diag_free(d);
 }
 
+/* An attached area (a sheet's `attached_to`): the geometry of a state reads where the two variables
+ * put it: its only neighbour is the territory it stands on, one step beyond it for distance, within
+ * and reachable, and it takes its section's sector for the storm.  Unattached, it borders nothing. */
+static void attached_area_geometry(void **state) {
+  (void)state;
+  const char *sheet =
+      "name: Movers\n"
+      "forces: { normal: 10 }\n"
+      "variables:\n"
+      "  keep_at: { kind: marker, type: area }\n"
+      "  keep_sector: { kind: marker, type: sector }\n"
+      "areas:\n"
+      "  keep: { name: The Keep, tags: [stronghold], attached_to: { territory: keep_at, sector: keep_sector } }\n"
+      "leaders: { warden: { name: Warden, strength: 3 } }\n";
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  board_def *def = board_def_new();
+  data_loader *ld = data_loader_new(def, d);
+  assert_int_equal(data_load_board(ld, "rules/board.yaml"), 0);
+  assert_int_equal(data_load_decks(ld, "rules/decks.yaml"), 0);
+  assert_int_equal(data_load_faction(ld, "factions/atreides.yaml"), 0);
+  assert_int_equal(data_load_faction_text(ld, "factions/movers.yaml", sheet, strlen(sheet)), 0);
+  assert_int_equal(data_loader_finish(ld), 0);
+  assert_null(out.s);
+  int f[2] = {board_faction_index(def, "movers"), board_faction_index(def, "atreides")};
+  board_layout *L = board_layout_new(def, f, 2, NULL, 0, 0, NULL);
+  unsigned char *st = calloc(1, L->size);
+  board_state_init(L, st, 3);
+  int keep = board_area_index(def, "keep"), basin = board_area_index(def, "imperial_basin");
+  int arrakeen = board_area_index(def, "arrakeen"), carthag = board_area_index(def, "carthag");
+  int at = board_var_index(def, "keep_at"), sec = board_var_index(def, "keep_sector"), storm = board_var_index(def, "storm");
+  /* nowhere yet: no neighbour, unreachable */
+  assert_int_equal(board_attached_section(L, st, keep), -1);
+  assert_int_equal(board_neighbours_at(L, st, keep), 0);
+  assert_int_equal(board_distance_at(L, st, keep, arrakeen), -1);
+  board_var_set(L, st, at, 0, 0, basin);
+  board_var_set(L, st, sec, 0, 0, 9);
+  assert_int_equal(board_attached_section(L, st, keep), board_section_parse(def, "imperial_basin@9"));
+  assert_true(board_borders_at(L, st, keep, basin));
+  assert_true(board_borders_at(L, st, basin, keep));
+  assert_false(board_borders_at(L, st, keep, arrakeen));
+  assert_true((board_neighbours_at(L, st, basin) >> keep) & 1u);
+  assert_int_equal(board_neighbours_at(L, st, keep), 1ull << basin);
+  assert_int_equal(board_distance_at(L, st, keep, basin), 1);
+  assert_int_equal(board_distance_at(L, st, arrakeen, keep), board_area_distance(def, arrakeen, basin) + 1);
+  assert_int_equal(board_distance_at(L, st, arrakeen, carthag), board_area_distance(def, arrakeen, carthag));
+  assert_false((board_within_at(L, st, basin, 0) >> keep) & 1u);
+  assert_true((board_within_at(L, st, basin, 1) >> keep) & 1u);
+  /* the storm away: reachable from the basin in one move, and out of the keep to the basin's neighbours */
+  board_var_set(L, st, storm, 0, 0, 0);
+  assert_true((board_reachable_at(L, st, basin, 1, 0) >> keep) & 1u);
+  assert_false((board_reachable_at(L, st, basin, 1, 1ull << keep) >> keep) & 1u);
+  assert_true((board_reachable_at(L, st, keep, 2, 0) >> arrakeen) & 1u);
+  assert_false(board_area_in_storm_at(L, st, keep, -1));
+  /* the storm over its section: nothing enters or leaves, and it counts as in the storm */
+  board_var_set(L, st, storm, 0, 0, 9);
+  assert_true(board_area_in_storm_at(L, st, keep, -1));
+  assert_int_equal(board_reachable_at(L, st, keep, 3, 0), 1ull << keep);
+  assert_false((board_reachable_at(L, st, carthag, 3, 0) >> keep) & 1u);
+  board_layout_free(L);
+  free(st);
+  data_loader_free(ld);
+  board_def_free(def);
+  diag_free(d);
+}
+
 static void duplicate_key_has_a_note(void **state) {
   (void)state;
   const char *doc = "sectors: 2\nsectors: 3\n";
@@ -343,6 +409,7 @@ int main(void) {
       cmocka_unit_test(shipped_components_load_clean),
       cmocka_unit_test(expansion_faction_is_data),
       cmocka_unit_test(faction_brings_an_area),
+      cmocka_unit_test(attached_area_geometry),
       cmocka_unit_test(duplicate_key_has_a_note),
       cmocka_unit_test(missing_pack_is_an_error),
       cmocka_unit_test(endless_component_is_an_error),
