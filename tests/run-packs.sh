@@ -157,6 +157,22 @@ expect "an attached area: the storm over its section refuses the move out" 0 \
   "  1.06.05.06 (Storm: no moving into, out of or through a sector in storm): 3 of them, e.g. move_forces wardens fortress imperial_basin 8 1" \
   lines '1.06.05.06' sh -c "printf '%s\n' \"\$1\" | $MENTAT repl --pack $FIX/fortress" _ "$FORT"
 
+ABS_MENTAT=$(cd "$(dirname "$MENTAT")" && pwd)/mentat
+# `show board` lists an attached area with the section it stands on, or off the map; the SVG draws
+# its disc there (and nothing while it stands nowhere)
+FORTB="new factions=atreides,wardens seed=1
+show board
+show board --svg before.svg
+set fortress_at = imperial_basin
+set fortress_sector = 9
+show board
+show board --svg after.svg"
+expect "show board: an attached area off the map, then where it stands" 0 "off the map: fortress [wardens 4]
+sector  9: imperial_basin@9 + fortress [wardens 4], arrakeen [atreides 10], old_gap@9" \
+  sh -c "cd $TMP && printf '%s\n' \"\$1\" | $ABS_MENTAT repl --rules $PWD --pack $PWD/$FIX/fortress | grep -e '^off the map' -e '^sector  9: imperial_basin@9 +'" _ "$FORTB"
+expect "the board SVG: the attached area's disc where it stands only" 0 "0 1" \
+  sh -c "cd $TMP && echo \$(grep -c '<circle cx=\"470.0\" cy=\"333.5\" r=\"13\"' before.svg) \$(grep -c '<circle cx=\"470.0\" cy=\"333.5\" r=\"13\"' after.svg)"
+
 # ---- a bad pack ------------------------------------------------------------------------
 for cmd in check run play rules simulate repl dump explain; do
   case $cmd in
