@@ -197,6 +197,20 @@ static void read_area(yr *r, raw_area *a) {
   }
 }
 
+/* A mapping WHAT of territories (id -> keys), appended to V. */
+static void read_areas(yr *r, const char *what, raw_area **v, size_t *n, size_t *cap) {
+  if (!data_expect_map(r, what)) return;
+  keyseen ks = {0};
+  ys k;
+  while (data_map_key(r, &ks, &k)) {
+    raw_area a;
+    memset(&a, 0, sizeof a);
+    a.id = k;
+    read_area(r, &a);
+    AVEC_PUSH(&r->ld->ar, *v, *n, *cap, a);
+  }
+}
+
 static void read_board(yr *r, board_raw *b) {
   board_def *def = r->ld->def;
   static const char *const keys[] = {"sectors", "initial_pool", "storm_marker", "tags",
@@ -240,18 +254,8 @@ static void read_board(yr *r, board_raw *b) {
         b->npools--;
         AVEC_PUSH(&r->ld->ar, b->pool_scope, b->npools, b->cappools2, scope);
       }
-    } else if (data_keyis(&k, "territories")) {
-      if (!data_expect_map(r, "territories")) continue;
-      keyseen ks2 = {0};
-      ys k2;
-      while (data_map_key(r, &ks2, &k2)) {
-        raw_area a;
-        memset(&a, 0, sizeof a);
-        a.id = k2;
-        read_area(r, &a);
-        AVEC_PUSH(&r->ld->ar, b->areas, b->nareas, b->capareas, a);
-      }
-    } else data_unknown_key(r, &k, "the board", keys, sizeof keys / sizeof *keys);
+    } else if (data_keyis(&k, "territories")) read_areas(r, "territories", &b->areas, &b->nareas, &b->capareas);
+    else data_unknown_key(r, &k, "the board", keys, sizeof keys / sizeof *keys);
   }
 }
 
@@ -617,18 +621,7 @@ static int load_board(data_loader *ld, const char *name, const char *text, size_
 }
 
 /* Reads an `areas:` mapping (id -> a territory's keys) of a faction sheet. */
-void data_read_areas(yr *r, raw_areas *b) {
-  if (!data_expect_map(r, "areas")) return;
-  keyseen ks = {0};
-  ys k;
-  while (data_map_key(r, &ks, &k)) {
-    raw_area a;
-    memset(&a, 0, sizeof a);
-    a.id = k;
-    read_area(r, &a);
-    AVEC_PUSH(&r->ld->ar, b->v, b->n, b->cap, a);
-  }
-}
+void data_read_areas(yr *r, raw_areas *b) { read_areas(r, "areas", &b->v, &b->n, &b->cap); }
 
 /* Resolves an area's `attached_to: { territory: VAR, sector: VAR }`: two global board variables, of
  * type area and sector, whose values in a state say where the area stands (docs/language.md). */

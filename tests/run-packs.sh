@@ -166,10 +166,16 @@ show board --svg before.svg
 set fortress_at = imperial_basin
 set fortress_sector = 9
 show board
-show board --svg after.svg"
+show board --svg after.svg
+save fort.yaml
+new factions=atreides,wardens seed=1
+load fort.yaml
+check fortress_at == imperial_basin and fortress_sector == 9 and distance(arrakeen, fortress) == 2"
 expect "show board: an attached area off the map, then where it stands" 0 "off the map: fortress [wardens 4]
 sector  9: imperial_basin@9 + fortress [wardens 4], arrakeen [atreides 10], old_gap@9" \
   sh -c "cd $TMP && printf '%s\n' \"\$1\" | $ABS_MENTAT repl --rules $PWD --pack $PWD/$FIX/fortress | grep -e '^off the map' -e '^sector  9: imperial_basin@9 +'" _ "$FORTB"
+expect "an attached area's place is saved and loaded" 0 "check passed" \
+  sh -c "cd $TMP && printf '%s\n' \"\$1\" | $ABS_MENTAT repl --rules $PWD --pack $PWD/$FIX/fortress | grep '^check'" _ "$FORTB"
 expect "the board SVG: the attached area's disc where it stands only" 0 "0 1" \
   sh -c "cd $TMP && echo \$(grep -c '<circle cx=\"470.0\" cy=\"333.5\" r=\"13\"' before.svg) \$(grep -c '<circle cx=\"470.0\" cy=\"333.5\" r=\"13\"' after.svg)"
 

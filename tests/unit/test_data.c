@@ -210,6 +210,23 @@ static void expansion_faction_is_data(void **state) {
   diag_free(d);
 }
 
+/* Loads the base board, decks and the Atreides with one more sheet ID (TEXT): the def, clean. */
+static board_def *load_with_sheet(const char *path, const char *text) {
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  board_def *def = board_def_new();
+  data_loader *ld = data_loader_new(def, d);
+  assert_int_equal(data_load_board(ld, "rules/board.yaml"), 0);
+  assert_int_equal(data_load_decks(ld, "rules/decks.yaml"), 0);
+  assert_int_equal(data_load_faction(ld, "factions/atreides.yaml"), 0);
+  assert_int_equal(data_load_faction_text(ld, path, text, strlen(text)), 0);
+  assert_int_equal(data_loader_finish(ld), 0);
+  assert_null(out.s);
+  data_loader_free(ld);
+  diag_free(d);
+  return def;
+}
+
 /* A faction sheet may bring areas of its own (`areas:`): off the map, in no sector, bordering
  * nothing, with the board's tags and attributes; the sheet's start may place tokens in them. */
 static void faction_brings_an_area(void **state) {
@@ -221,20 +238,10 @@ static void faction_brings_an_area(void **state) {
       "  keep: { name: The Keep, tags: [stronghold] }\n"
       "start: { keep: 4 }\n"
       "leaders: { warden: { name: Warden, strength: 3 } }\n";
-  strbuf out = {0};
-  diag *d = diag_new(capture, &out);
-  board_def *def = board_def_new();
-  data_loader *ld = data_loader_new(def, d);
-  assert_int_equal(data_load_board(ld, "rules/board.yaml"), 0);
-  int before = def->nareas;
-  assert_int_equal(data_load_decks(ld, "rules/decks.yaml"), 0);
-  assert_int_equal(data_load_faction(ld, "factions/atreides.yaml"), 0);
-  assert_int_equal(data_load_faction_text(ld, "factions/keepers.yaml", sheet, strlen(sheet)), 0);
-  assert_int_equal(data_loader_finish(ld), 0);
-  assert_null(out.s);
+  board_def *def = load_with_sheet("factions/keepers.yaml", sheet);
   int keep = board_area_index(def, "keep");
-  assert_int_equal(keep, before);
-  assert_int_equal(def->nareas, before + 1);
+  assert_int_equal(keep, def->nareas - 1); /* after the board's */
+  assert_int_equal(board_area_index(def, "polar_sink"), 0);
   assert_string_equal(def->areas[keep].name, "The Keep");
   assert_int_equal(def->areas[keep].nsections, 1);
   assert_int_equal(def->sections[def->areas[keep].first_section].sector, BOARD_NO_SECTOR);
@@ -247,9 +254,7 @@ static void faction_brings_an_area(void **state) {
   assert_int_equal(board_tokens(L, st, def->areas[keep].first_section, 0, board_kind_index(def, "normal")), 4);
   board_layout_free(L);
   free(st);
-  data_loader_free(ld);
   board_def_free(def);
-  diag_free(d);
 }
 
 /* An attached area (a sheet's `attached_to`): the geometry of a state reads where the two variables
@@ -266,16 +271,7 @@ static void attached_area_geometry(void **state) {
       "areas:\n"
       "  keep: { name: The Keep, tags: [stronghold], attached_to: { territory: keep_at, sector: keep_sector } }\n"
       "leaders: { warden: { name: Warden, strength: 3 } }\n";
-  strbuf out = {0};
-  diag *d = diag_new(capture, &out);
-  board_def *def = board_def_new();
-  data_loader *ld = data_loader_new(def, d);
-  assert_int_equal(data_load_board(ld, "rules/board.yaml"), 0);
-  assert_int_equal(data_load_decks(ld, "rules/decks.yaml"), 0);
-  assert_int_equal(data_load_faction(ld, "factions/atreides.yaml"), 0);
-  assert_int_equal(data_load_faction_text(ld, "factions/movers.yaml", sheet, strlen(sheet)), 0);
-  assert_int_equal(data_loader_finish(ld), 0);
-  assert_null(out.s);
+  board_def *def = load_with_sheet("factions/movers.yaml", sheet);
   int f[2] = {board_faction_index(def, "movers"), board_faction_index(def, "atreides")};
   board_layout *L = board_layout_new(def, f, 2, NULL, 0, 0, NULL);
   unsigned char *st = calloc(1, L->size);
@@ -313,9 +309,7 @@ static void attached_area_geometry(void **state) {
   assert_false((board_reachable_at(L, st, carthag, 3, 0) >> keep) & 1u);
   board_layout_free(L);
   free(st);
-  data_loader_free(ld);
   board_def_free(def);
-  diag_free(d);
 }
 
 static void duplicate_key_has_a_note(void **state) {
