@@ -301,6 +301,8 @@ uint64_t board_reachable(const board_def *def, int area, int n, uint32_t storm, 
 int board_distance(const board_def *def, int a, int b, uint32_t storm, uint64_t blocked);
 int board_section_distance(const board_def *def, int from_section, int to_area, uint32_t storm,
                            uint64_t blocked);
+/* Moves from section FROM to section TO avoiding the storm and BLOCKED (-1: none). */
+int board_sections_distance(const board_def *def, int from, int to, uint32_t storm, uint64_t blocked);
 
 /* ---- the state layout --------------------------------------------------- */
 

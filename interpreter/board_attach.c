@@ -112,11 +112,7 @@ static int dist_area_to(const board_layout *L, const unsigned char *st, const vo
 
 static int dist_section_to(const board_layout *L, const unsigned char *st, const void *p, int s) {
   const from_section *f = p;
-  const board_def *def = L->def;
-  if (f->section == s) return 0;
-  /* a search from the target section, to the area of the start; the start's own section is what
-   * the caller moves from, so this is exact when the start's territory has one section */
-  return board_section_distance(def, s, def->sections[f->section].area, board_storm_sectors(L, st), f->blocked);
+  return board_sections_distance(L->def, f->section, s, board_storm_sectors(L, st), f->blocked);
 }
 
 uint64_t board_reachable_from_section_at(const board_layout *L, const unsigned char *st, int section, int n,

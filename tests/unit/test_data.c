@@ -302,6 +302,14 @@ static void attached_area_geometry(void **state) {
   assert_false((board_reachable_at(L, st, basin, 1, 1ull << keep) >> keep) & 1u);
   assert_true((board_reachable_at(L, st, keep, 2, 0) >> arrakeen) & 1u);
   assert_false(board_area_in_storm_at(L, st, keep, -1));
+  /* from the part of the basin the storm cuts off, its other part is not one move away */
+  board_var_set(L, st, sec, 0, 0, 10);
+  board_var_set(L, st, storm, 0, 0, 9);
+  int b8 = board_section_parse(def, "imperial_basin@8"), b10 = board_section_parse(def, "imperial_basin@10");
+  assert_true((board_reachable_from_section_at(L, st, b10, 1, 0) >> keep) & 1u);
+  assert_false((board_reachable_from_section_at(L, st, b8, 1, 0) >> keep) & 1u);
+  board_var_set(L, st, sec, 0, 0, 9);
+  board_var_set(L, st, storm, 0, 0, 0);
   /* the storm over its section: nothing enters or leaves, and it counts as in the storm */
   board_var_set(L, st, storm, 0, 0, 9);
   assert_true(board_area_in_storm_at(L, st, keep, -1));
