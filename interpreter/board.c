@@ -440,6 +440,13 @@ int board_section_distance(const board_def *def, int from, int to_area, uint32_t
   return dist_to_area(def, d, to_area);
 }
 
+int board_sections_distance(const board_def *def, int from, int to, uint32_t storm, uint64_t blocked) {
+  uint8_t buf[BOARD_MAX_SECTIONS];
+  if (from < 0 || from >= def->nsections || to < 0 || to >= def->nsections) return -1;
+  const uint8_t *d = dist_from(def, &from, 1, storm, blocked, buf);
+  return d[to] == 255 ? -1 : d[to];
+}
+
 /* Area-level all-pairs distances, computed at load, and room for the section
  * distances for "no storm" and for a storm in each single sector: (nsectors+1)
  * * nsections^2 bytes (19 * 86 * 86 = 140 KB for the base map), each row

@@ -104,6 +104,8 @@ typedef struct board_area {
   int nsections;
   uint64_t borders;  /* area-level borders */
   int32_t *attrs;    /* def->narea_attrs values */
+  int attach_var[2]; /* an attached area: the global variables (area, sector) of the section it is
+                      * attached to in a state; -1: a fixed area */
 } board_area;
 
 /* An area section: the part of an area lying in one sector (sector -1 for
@@ -209,6 +211,7 @@ struct board_def {
   int nleaders;
   int initial_pool; /* where unplaced tokens start, or -1 */
   int storm_var;    /* global variable holding the storm sector, or -1 */
+  uint64_t attached; /* the attached areas (board_area.attach_var) */
   int leader_deck;  /* deck generated from leaders (traitor cards), or -1 */
   int leader_attr;  /* card attribute set to the leader, or -1 */
   /* precomputed by board_def_finish */
@@ -298,6 +301,8 @@ uint64_t board_reachable(const board_def *def, int area, int n, uint32_t storm, 
 int board_distance(const board_def *def, int a, int b, uint32_t storm, uint64_t blocked);
 int board_section_distance(const board_def *def, int from_section, int to_area, uint32_t storm,
                            uint64_t blocked);
+/* Moves from section FROM to section TO avoiding the storm and BLOCKED (-1: none). */
+int board_sections_distance(const board_def *def, int from, int to, uint32_t storm, uint64_t blocked);
 
 /* ---- the state layout --------------------------------------------------- */
 
@@ -467,6 +472,17 @@ int64_t board_var_area_total(const board_layout *L, const unsigned char *st, int
 
 /* Storm: the sectors under the storm (the storm marker's sector, if the data
  * names one and it is on the board). */
+/* The geometry of a state (board_attach.c): the fixed board plus the attached areas where the state
+ * puts them.  With no attached area each is the fixed function above. */
+int board_attached_section(const board_layout *L, const unsigned char *st, int area);
+bool board_borders_at(const board_layout *L, const unsigned char *st, int a, int b);
+uint64_t board_neighbours_at(const board_layout *L, const unsigned char *st, int a);
+int board_distance_at(const board_layout *L, const unsigned char *st, int a, int b);
+uint64_t board_within_at(const board_layout *L, const unsigned char *st, int a, int n);
+uint64_t board_reachable_at(const board_layout *L, const unsigned char *st, int a, int n, uint64_t blocked);
+uint64_t board_reachable_from_section_at(const board_layout *L, const unsigned char *st, int section, int n,
+                                         uint64_t blocked);
+bool board_area_in_storm_at(const board_layout *L, const unsigned char *st, int area, int sector);
 uint32_t board_storm_sectors(const board_layout *L, const unsigned char *st);
 bool board_section_in_storm(const board_layout *L, const unsigned char *st, int section);
 

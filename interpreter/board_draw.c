@@ -62,6 +62,16 @@ static void text_contents(const board_layout *L, const unsigned char *st, int se
   if (!first) sb_putc(o, ']');
 }
 
+/* Appends " + area [...]" for each attached area standing on SECTION (board_attach.c). */
+static void text_guests(const board_layout *L, const unsigned char *st, int section, int viewer, strbuf *o) {
+  for (uint64_t m = L->def->attached; m; m &= m - 1) {
+    int a = __builtin_ctzll(m);
+    if (board_attached_section(L, st, a) != section) continue;
+    sb_printf(o, " + %s", L->def->areas[a].id);
+    text_contents(L, st, L->def->areas[a].first_section, viewer, o);
+  }
+}
+
 /* Sections of SECTOR (-1: in no sector), from the centre out, into OUT; returns how many. */
 static int sections_of_sector(const board_def *def, int sector, int ring_attr, int *out) {
   int n = 0;
@@ -82,13 +92,27 @@ void board_draw_text(const board_layout *L, const unsigned char *st, int viewer,
     if (k < 0 && !n) continue;
     if (k < 0) sb_puts(o, "centre:");
     else sb_printf(o, "sector %2d%s:", k, (storm >> k) & 1u ? " (storm)" : "");
+    int shown = 0;
     for (int i = 0; i < n; i++) {
-      const board_area *A = &def->areas[def->sections[secs[i]].area];
-      sb_printf(o, "%s %s", i ? "," : "", A->nsections == 1 ? A->id : board_section_name(def, secs[i], nb, sizeof nb));
+      int a = def->sections[secs[i]].area;
+      if ((def->attached >> a) & 1u) continue; /* listed with the section it stands on, below */
+      const board_area *A = &def->areas[a];
+      sb_printf(o, "%s %s", shown++ ? "," : "", A->nsections == 1 ? A->id : board_section_name(def, secs[i], nb, sizeof nb));
       text_contents(L, st, secs[i], viewer, o);
+      text_guests(L, st, secs[i], viewer, o);
     }
+    if (k < 0 && !shown) sb_puts(o, " -");
     sb_putc(o, '\n');
   }
+  /* attached areas standing nowhere */
+  int nowhere = 0;
+  for (uint64_t m = def->attached; m; m &= m - 1) {
+    int a = __builtin_ctzll(m);
+    if (board_attached_section(L, st, a) >= 0) continue;
+    sb_printf(o, "%s %s", nowhere++ ? "," : "off the map:", def->areas[a].id);
+    text_contents(L, st, def->areas[a].first_section, viewer, o);
+  }
+  if (nowhere) sb_putc(o, '\n');
   mt_free(secs);
 }
 
@@ -128,6 +152,26 @@ typedef struct drawing {
 
 static double px(double a, double r) { return CX + r * sin(a * PI / 180.0); }
 static double py(double a, double r) { return CY + r * cos(a * PI / 180.0); }
+
+enum { R_GUEST = 13 }; /* the disc of an attached area */
+
+/* Where section S is drawn when its area is attached (board_attach.c): a disc near the outer edge of
+ * the section it stands on.  False for a fixed area's section, or an attached area standing nowhere
+ * (*SHOWN false: not drawn at all). */
+static bool guest_at(const drawing *D, int s, double *x, double *y, bool *shown) {
+  const board_def *def = D->L->def;
+  int a = def->sections[s].area;
+  *shown = true;
+  if (!((def->attached >> a) & 1u)) return false;
+  int h = board_attached_section(D->L, D->st, a);
+  *shown = h >= 0;
+  if (h < 0) return true;
+  slot w = D->at[h];
+  double m = (w.a0 + w.a1) / 2, r = w.r1 - R_GUEST - 3;
+  *x = px(m, r);
+  *y = py(m, r);
+  return true;
+}
 
 /* S with the five XML specials escaped. */
 static void put_esc(strbuf *o, const char *s) {
@@ -236,6 +280,14 @@ static void draw_areas(drawing *D) {
     sb_puts(o, ")</title>\n");
     for (int i = 0; i < A->nsections; i++) {
       int s = A->first_section + i;
+      double gx, gy;
+      bool shown;
+      if (guest_at(D, s, &gx, &gy, &shown)) {
+        if (shown)
+          sb_printf(o, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" fill=\"%s\" stroke=\"#7a1010\" stroke-width=\"2\"/>\n", gx,
+                    gy, R_GUEST, area_fill(def, a));
+        continue;
+      }
       if (def->sections[s].sector < 0)
         sb_printf(o, "<circle cx=\"%d\" cy=\"%d\" r=\"%.1f\"", CX, CY, R_CENTRE);
       else {
@@ -263,7 +315,7 @@ static void draw_storm_and_outlines(drawing *D) {
     sb_puts(o, "\" fill=\"#3b3f6b\" fill-opacity=\"0.38\" stroke=\"#3b3f6b\" stroke-width=\"1.5\"/>\n");
   }
   for (int a = 0; a < def->nareas && D->outline_attr >= 0; a++) {
-    if (!board_area_attr(def, a, D->outline_attr)) continue;
+    if (!board_area_attr(def, a, D->outline_attr) || ((def->attached >> a) & 1u)) continue;
     for (int i = 0; i < def->areas[a].nsections; i++) {
       int s = def->areas[a].first_section + i;
       if (def->sections[s].sector < 0)
@@ -394,7 +446,14 @@ static void draw_contents(drawing *D) {
     double room = centre ? 2 * R_CENTRE : r * (w.a1 - w.a0) * PI / 180.0 * 1.15, need = 7.0 * (double)widest + 6;
     double k = need > room ? room / need : 1.0;
     if (k < 0.75) k = 0.75;
-    double x = px(m, r), y = py(m, r) - 7.0 * k * (nchips - 1);
+    double x = px(m, r), y = py(m, r) - 7.0 * k * (nchips - 1), gx, gy;
+    bool shown;
+    if (guest_at(D, s, &gx, &gy, &shown)) { /* an attached area's chips: beside its disc */
+      if (!shown) continue;
+      k = 0.75;
+      x = gx;
+      y = gy + R_GUEST + 7.0 * k;
+    }
     sb_printf(o, "<g class=\"contents\" id=\"at-%s\">", board_section_name(def, s, nb, sizeof nb));
     for (int v = 0; v < L->nvars; v++) {
       int32_t n = var_drawn(L, v, D->viewer) ? board_var_get(L, D->st, v, s, 0) : 0;

@@ -78,15 +78,15 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   case BI_tagged: return (int64_t)board_areas_with_tag(def, (int)a[0]);
   case BI_borders:
     RANGE_CHECK(area_ok(v, a[0]) && area_ok(v, a[1]), a[0]);
-    return board_borders(def, (int)a[0], (int)a[1]);
-  case BI_neighbours: RANGE_CHECK(area_ok(v, a[0]), a[0]); return (int64_t)def->areas[a[0]].borders;
+    return board_borders_at(L, st, (int)a[0], (int)a[1]);
+  case BI_neighbours: RANGE_CHECK(area_ok(v, a[0]), a[0]); return (int64_t)board_neighbours_at(L, st, (int)a[0]);
   case BI_distance:
     RANGE_CHECK(area_ok(v, a[0]) && area_ok(v, a[1]), a[0]);
-    return board_area_distance(def, (int)a[0], (int)a[1]);
+    return board_distance_at(L, st, (int)a[0], (int)a[1]);
   case BI_within:
     RANGE_CHECK(area_ok(v, a[0]), a[0]);
     if (a[1] < 0) return 0;
-    return (int64_t)board_within(def, (int)a[0], a[1] > def->nareas ? def->nareas : (int)a[1]);
+    return (int64_t)board_within_at(L, st, (int)a[0], a[1] > def->nareas ? def->nareas : (int)a[1]);
   case BI_sector_add: {
     RANGE_CHECK(sector_ok(v, a[0]), a[0]);
     int64_t n = def->nsectors;
@@ -99,22 +99,20 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   case BI_storm_sectors: return board_storm_sectors(L, st);
   case BI_in_storm: {
     RANGE_CHECK(area_ok(v, a[0]), a[0]);
-    int s = board_section_of(def, (int)a[0], (int)a[1]);
-    if (s < 0) s = board_section_of(def, (int)a[0], -1);
-    return s >= 0 && board_section_in_storm(L, st, s);
+    return board_area_in_storm_at(L, st, (int)a[0], (int)a[1]);
   }
   case BI_reachable:
     RANGE_CHECK(area_ok(v, a[0]), a[0]);
     if (a[1] < 0) return 0;
-    return (int64_t)board_reachable(def, (int)a[0], a[1] > def->nareas ? def->nareas : (int)a[1],
-                                    board_storm_sectors(L, st), (uint64_t)a[2]);
+    return (int64_t)board_reachable_at(L, st, (int)a[0], a[1] > def->nareas ? def->nareas : (int)a[1], (uint64_t)a[2]);
   case BI_reachable_from: {
     RANGE_CHECK(area_ok(v, a[0]), a[0]);
     int s = board_section_of(def, (int)a[0], (int)a[1]);
+    if (s < 0 && board_attached_section(L, st, (int)a[0]) >= 0) /* an attached area: from where it stands */
+      return a[2] < 0 ? 0 : (int64_t)board_reachable_at(L, st, (int)a[0], a[2] > def->nareas ? def->nareas : (int)a[2], (uint64_t)a[3]);
     if (s < 0) return *err = VE_SECTION, 0;
     if (a[2] < 0) return 0;
-    return (int64_t)board_reachable_from_section(def, s, a[2] > def->nareas ? def->nareas : (int)a[2],
-                                                 board_storm_sectors(L, st), (uint64_t)a[3]);
+    return (int64_t)board_reachable_from_section_at(L, st, s, a[2] > def->nareas ? def->nareas : (int)a[2], (uint64_t)a[3]);
   }
   case BI_tokens:
   case BI_tokens_of:

@@ -38,12 +38,6 @@ static char *read_file(data_loader *ld, const char *path, size_t *len) {
 
 /* ---- declarations (board and decks files) ---------------------------------------------------- */
 
-typedef struct raw_decl { /* attribute or variable declaration */
-  ys name, type, scope, kind, dflt;
-  ysv values;
-  ys vis;
-  bool has_type, has_scope, has_kind, has_dflt, has_values, has_vis;
-} raw_decl;
 
 static bool parse_type(data_loader *ld, const ys *v, board_type *t, unsigned allowed) {
   static const char *const names[] = {"int", "bool", "area", "sector", "faction", "leader", "enum"};
@@ -130,21 +124,6 @@ static void make_attrs(data_loader *ld, raw_decl *raw, size_t n, board_attr **ou
 
 /* ---- board file --------------------------------------------------------------------------------- */
 
-typedef struct raw_section_list {
-  ys key; /* sector (or empty for section_borders) */
-  ysv refs;
-} raw_section_list;
-
-typedef struct raw_area {
-  ys id, name;
-  bool has_name, has_sectors, has_sections, has_sb;
-  ysv tags, sectors, borders, sborders;
-  raw_section_list *secs;
-  size_t nsecs, capsecs;
-  ys *akeys, *avals;
-  size_t nattr, capattr, capattr2;
-} raw_area;
-
 typedef struct board_raw {
   bool has_sectors;
   ys initial_pool, storm_marker;
@@ -183,6 +162,19 @@ static void read_area(yr *r, raw_area *a) {
     else if (data_keyis(&k, "sectors")) a->has_sectors = true, data_read_list(r, "sectors", &a->sectors);
     else if (data_keyis(&k, "borders")) data_read_list(r, "borders", &a->borders);
     else if (data_keyis(&k, "section_borders")) a->has_sb = true, data_read_list(r, "section_borders", &a->sborders);
+    else if (data_keyis(&k, "attached_to")) {
+      a->has_attach = true;
+      a->attach_area.sp = a->attach_sector.sp = k.sp;
+      if (!data_expect_map(r, "attached_to")) continue;
+      keyseen ks2 = {0};
+      ys k2;
+      static const char *const ak[] = {"territory", "sector"};
+      while (data_map_key(r, &ks2, &k2)) {
+        if (data_keyis(&k2, "territory")) data_expect_scalar(r, "territory", &a->attach_area);
+        else if (data_keyis(&k2, "sector")) data_expect_scalar(r, "sector", &a->attach_sector);
+        else data_unknown_key(r, &k2, "attached_to", ak, 2);
+      }
+    }
     else if (data_keyis(&k, "sections")) {
       a->has_sections = true;
       if (!data_expect_map(r, "sections")) continue;
@@ -202,6 +194,20 @@ static void read_area(yr *r, raw_area *a) {
       a->nattr--;
       AVEC_PUSH(&r->ld->ar, a->avals, a->nattr, a->capattr2, v);
     }
+  }
+}
+
+/* A mapping WHAT of territories (id -> keys), appended to V. */
+static void read_areas(yr *r, const char *what, raw_area **v, size_t *n, size_t *cap) {
+  if (!data_expect_map(r, what)) return;
+  keyseen ks = {0};
+  ys k;
+  while (data_map_key(r, &ks, &k)) {
+    raw_area a;
+    memset(&a, 0, sizeof a);
+    a.id = k;
+    read_area(r, &a);
+    AVEC_PUSH(&r->ld->ar, *v, *n, *cap, a);
   }
 }
 
@@ -248,18 +254,8 @@ static void read_board(yr *r, board_raw *b) {
         b->npools--;
         AVEC_PUSH(&r->ld->ar, b->pool_scope, b->npools, b->cappools2, scope);
       }
-    } else if (data_keyis(&k, "territories")) {
-      if (!data_expect_map(r, "territories")) continue;
-      keyseen ks2 = {0};
-      ys k2;
-      while (data_map_key(r, &ks2, &k2)) {
-        raw_area a;
-        memset(&a, 0, sizeof a);
-        a.id = k2;
-        read_area(r, &a);
-        AVEC_PUSH(&r->ld->ar, b->areas, b->nareas, b->capareas, a);
-      }
-    } else data_unknown_key(r, &k, "the board", keys, sizeof keys / sizeof *keys);
+    } else if (data_keyis(&k, "territories")) read_areas(r, "territories", &b->areas, &b->nareas, &b->capareas);
+    else data_unknown_key(r, &k, "the board", keys, sizeof keys / sizeof *keys);
   }
 }
 
@@ -304,6 +300,107 @@ typedef struct sref {
   int from, to;
   mt_span sp;
 } sref;
+
+/* Adds one area read as RA to the def, with its tags, sectors and sections (room for it is made by
+ * the caller); its borders and attributes are resolved later, once every area of the file is known. */
+static void add_area(data_loader *ld, raw_area *ra) {
+  board_def *def = ld->def;
+  board_area *a = &def->areas[def->nareas];
+  data_check_id(ld, &ra->id, "territory");
+  a->id = mt_strdup(ra->id.s);
+  a->name = mt_strdup(ra->has_name ? ra->name.s : ra->id.s);
+  a->attrs = mt_calloc((size_t)def->narea_attrs + 1, sizeof *a->attrs);
+  for (int k = 0; k < def->narea_attrs; k++) a->attrs[k] = def->area_attrs[k].dflt;
+  for (size_t t = 0; t < ra->tags.n; t++) {
+    int tag = board_tag_index(def, ra->tags.v[t].s);
+    if (tag < 0) {
+      const char *sug = diag_suggest(ra->tags.v[t].s, (const char *const *)def->tags, (size_t)def->ntags);
+      if (sug) data_lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (did you mean '%s'?)", ra->tags.v[t].s, sug);
+      else data_lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (declare it under 'tags')", ra->tags.v[t].s);
+    } else if (tag < BOARD_MAX_TAGS) a->tags |= 1u << tag;
+  }
+  if (!ra->has_sectors) data_lerr(ld, ra->id.sp, "territory '%s' has no 'sectors' (write [] for none)", ra->id.s);
+  a->first_section = def->nsections;
+  for (size_t s = 0; s < ra->sectors.n; s++) {
+    int32_t sec;
+    if (!data_conv_int(ld, &ra->sectors.v[s], "a sector", INT32_MIN + 1L, INT32_MAX, &sec)) continue;
+    if (sec < 0 || sec >= def->nsectors) {
+      data_lerr(ld, ra->sectors.v[s].sp, "sector %d out of range (the board has sectors 0..%d)", sec, def->nsectors - 1);
+      continue;
+    }
+    if ((a->sectors >> sec) & 1u) {
+      data_lerr(ld, ra->sectors.v[s].sp, "sector %d is listed twice", sec);
+      continue;
+    }
+    a->sectors |= 1u << sec;
+    def->sections[def->nsections].area = def->nareas;
+    def->sections[def->nsections++].sector = sec;
+  }
+  if (def->nsections == a->first_section) {
+    def->sections[def->nsections].area = def->nareas;
+    def->sections[def->nsections++].sector = BOARD_NO_SECTOR;
+  }
+  a->nsections = def->nsections - a->first_section;
+  a->attach_var[0] = a->attach_var[1] = -1;
+  def->nareas++;
+}
+
+/* Sets area I's attributes from the keys of RA that are not fixed keys (declared under the board's
+ * `area_attributes`), with a suggestion for an unknown one. */
+static void area_attrs(data_loader *ld, int i, const raw_area *ra) {
+  board_def *def = ld->def;
+  static const char *const fixed[] = {"name", "tags", "sectors", "borders", "sections", "section_borders"};
+  for (size_t j = 0; j < ra->nattr; j++) {
+    int k = board_area_attr_index(def, ra->akeys[j].s);
+    if (k < 0) {
+      size_t nc = 6 + (size_t)def->narea_attrs;
+      const char **c = mt_calloc(nc, sizeof *c);
+      for (size_t m = 0; m < 6; m++) c[m] = fixed[m];
+      for (int m = 0; m < def->narea_attrs; m++) c[6 + m] = def->area_attrs[m].name;
+      const char *sug = diag_suggest(ra->akeys[j].s, c, nc);
+      if (sug) data_lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (did you mean '%s'?)", ra->akeys[j].s, ra->id.s, sug);
+      else data_lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (declare it under 'area_attributes')", ra->akeys[j].s, ra->id.s);
+      mt_free(c);
+      continue;
+    }
+    const board_attr *at = &def->area_attrs[k];
+    int32_t v;
+    if (!data_conv_value(ld, &ra->avals[j], at->type, at->values, at->nvalues, at->name, &v)) continue;
+    if (at->type == BT_SECTOR && v >= 0 && !((def->areas[i].sectors >> v) & 1u)) {
+      data_lerr(ld, ra->avals[j].sp, "sector %d is not one of territory '%s''s sectors", v, ra->id.s);
+      continue;
+    }
+    def->areas[i].attrs[k] = v;
+  }
+}
+
+/* Adds the board variable declared by D to the def (room for it is made by the caller). */
+static void add_var(data_loader *ld, const raw_decl *d) {
+  board_def *def = ld->def;
+  board_var v = {0};
+  data_check_id(ld, &d->name, "variable");
+  v.len = 1;
+  if (d->has_scope) parse_scope(ld, &d->scope, &v.scope, true);
+  if (d->has_vis) parse_visibility(ld, &d->vis, &v.visibility);
+  if (d->has_kind) {
+    if (!strcmp(d->kind.s, "counter")) v.kind = BV_COUNTER;
+    else if (!strcmp(d->kind.s, "marker")) v.kind = BV_MARKER;
+    else if (!strcmp(d->kind.s, "flag")) v.kind = BV_FLAG;
+    else data_lerr(ld, d->kind.sp, "unknown variable kind '%.40s' (expected counter, marker or flag)", d->kind.s);
+  }
+  v.type = v.kind == BV_FLAG ? BT_BOOL : d->has_values ? BT_ENUM : BT_INT;
+  if (d->has_type) parse_type(ld, &d->type, &v.type, T(BT_INT) | T(BT_BOOL) | T(BT_AREA) | T(BT_SECTOR) | T(BT_FACTION) | T(BT_ENUM));
+  if (v.type == BT_ENUM) {
+    if (!d->has_values || d->values.n == 0) data_lerr(ld, d->name.sp, "enum variable '%s' needs a list of values", d->name.s);
+    v.values = ysv_ids(ld, &d->values, "value");
+    v.nvalues = (int)d->values.n;
+  }
+  v.initial = (v.type == BT_AREA || v.type == BT_SECTOR || v.type == BT_FACTION) ? -1 : 0;
+  if (d->has_dflt) data_conv_value(ld, &d->dflt, v.type, v.values, v.nvalues, d->name.s, &v.initial);
+  if (v.kind == BV_COUNTER && v.initial < 0) data_lerr(ld, d->name.sp, "counter '%s' cannot start below zero", d->name.s);
+  v.name = mt_strdup(d->name.s);
+  def->vars[def->nvars++] = v;
+}
 
 /* Checks and converts the raw board into DEF.  Order: declarations, areas
  * and their sectors (which define the sections), then borders at both
@@ -359,44 +456,10 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
   for (size_t i = 0; i < b->nareas; i++) nsec += b->areas[i].sectors.n ? b->areas[i].sectors.n : 1;
   def->sections = mt_calloc(nsec + 1, sizeof *def->sections);
   for (size_t i = 0; i < b->nareas; i++) {
-    raw_area *ra = &b->areas[i];
-    board_area *a = &def->areas[def->nareas];
-    data_check_id(ld, &ra->id, "territory");
-    a->id = mt_strdup(ra->id.s);
-    a->name = mt_strdup(ra->has_name ? ra->name.s : ra->id.s);
-    a->attrs = mt_calloc((size_t)def->narea_attrs + 1, sizeof *a->attrs);
-    for (int k = 0; k < def->narea_attrs; k++) a->attrs[k] = def->area_attrs[k].dflt;
-    for (size_t t = 0; t < ra->tags.n; t++) {
-      int tag = board_tag_index(def, ra->tags.v[t].s);
-      if (tag < 0) {
-        const char *sug = diag_suggest(ra->tags.v[t].s, (const char *const *)def->tags, (size_t)def->ntags);
-        if (sug) data_lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (did you mean '%s'?)", ra->tags.v[t].s, sug);
-        else data_lerr(ld, ra->tags.v[t].sp, "unknown tag '%.40s' (declare it under 'tags')", ra->tags.v[t].s);
-      } else if (tag < BOARD_MAX_TAGS) a->tags |= 1u << tag;
-    }
-    if (!ra->has_sectors) data_lerr(ld, ra->id.sp, "territory '%s' has no 'sectors' (write [] for none)", ra->id.s);
-    a->first_section = def->nsections;
-    for (size_t s = 0; s < ra->sectors.n; s++) {
-      int32_t sec;
-      if (!data_conv_int(ld, &ra->sectors.v[s], "a sector", INT32_MIN + 1L, INT32_MAX, &sec)) continue;
-      if (sec < 0 || sec >= def->nsectors) {
-        data_lerr(ld, ra->sectors.v[s].sp, "sector %d out of range (the board has sectors 0..%d)", sec, def->nsectors - 1);
-        continue;
-      }
-      if ((a->sectors >> sec) & 1u) {
-        data_lerr(ld, ra->sectors.v[s].sp, "sector %d is listed twice", sec);
-        continue;
-      }
-      a->sectors |= 1u << sec;
-      def->sections[def->nsections].area = def->nareas;
-      def->sections[def->nsections++].sector = sec;
-    }
-    if (def->nsections == a->first_section) {
-      def->sections[def->nsections].area = def->nareas;
-      def->sections[def->nsections++].sector = BOARD_NO_SECTOR;
-    }
-    a->nsections = def->nsections - a->first_section;
-    def->nareas++;
+    if (b->areas[i].has_attach)
+      data_lerr(ld, b->areas[i].attach_area.sp, "only an area a faction sheet brings may be 'attached_to' a section "
+                "(a board territory has borders of its own)");
+    add_area(ld, &b->areas[i]);
   }
   if (def->nsections > BOARD_MAX_SECTIONS) data_lerr(ld, top, "more than %d sections", BOARD_MAX_SECTIONS);
   /* area-level borders */
@@ -509,60 +572,10 @@ static void build_board(data_loader *ld, board_raw *b, uint32_t file) {
            def->areas[f].id, def->areas[t].id);
   }
   /* attributes */
-  static const char *const fixed[] = {"name", "tags", "sectors", "borders", "sections", "section_borders"};
-  for (int i = 0; i < def->nareas; i++) {
-    raw_area *ra = &b->areas[i];
-    for (size_t j = 0; j < ra->nattr; j++) {
-      int k = board_area_attr_index(def, ra->akeys[j].s);
-      if (k < 0) {
-        size_t nc = 6 + (size_t)def->narea_attrs;
-        const char **c = mt_calloc(nc, sizeof *c);
-        for (size_t m = 0; m < 6; m++) c[m] = fixed[m];
-        for (int m = 0; m < def->narea_attrs; m++) c[6 + m] = def->area_attrs[m].name;
-        const char *sug = diag_suggest(ra->akeys[j].s, c, nc);
-        if (sug) data_lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (did you mean '%s'?)", ra->akeys[j].s, ra->id.s, sug);
-        else data_lerr(ld, ra->akeys[j].sp, "unknown key '%.40s' in territory '%s' (declare it under 'area_attributes')", ra->akeys[j].s, ra->id.s);
-        mt_free(c);
-        continue;
-      }
-      const board_attr *at = &def->area_attrs[k];
-      int32_t v;
-      if (!data_conv_value(ld, &ra->avals[j], at->type, at->values, at->nvalues, at->name, &v)) continue;
-      if (at->type == BT_SECTOR && v >= 0 && !((def->areas[i].sectors >> v) & 1u)) {
-        data_lerr(ld, ra->avals[j].sp, "sector %d is not one of territory '%s''s sectors", v, ra->id.s);
-        continue;
-      }
-      def->areas[i].attrs[k] = v;
-    }
-  }
+  for (int i = 0; i < def->nareas; i++) area_attrs(ld, i, &b->areas[i]);
   /* variables */
   def->vars = mt_calloc(b->nvars + 1, sizeof *def->vars);
-  for (size_t i = 0; i < b->nvars; i++) {
-    raw_decl *d = &b->vars[i];
-    board_var v = {0};
-    data_check_id(ld, &d->name, "variable");
-    v.len = 1;
-    if (d->has_scope) parse_scope(ld, &d->scope, &v.scope, true);
-    if (d->has_vis) parse_visibility(ld, &d->vis, &v.visibility);
-    if (d->has_kind) {
-      if (!strcmp(d->kind.s, "counter")) v.kind = BV_COUNTER;
-      else if (!strcmp(d->kind.s, "marker")) v.kind = BV_MARKER;
-      else if (!strcmp(d->kind.s, "flag")) v.kind = BV_FLAG;
-      else data_lerr(ld, d->kind.sp, "unknown variable kind '%.40s' (expected counter, marker or flag)", d->kind.s);
-    }
-    v.type = v.kind == BV_FLAG ? BT_BOOL : d->has_values ? BT_ENUM : BT_INT;
-    if (d->has_type) parse_type(ld, &d->type, &v.type, T(BT_INT) | T(BT_BOOL) | T(BT_AREA) | T(BT_SECTOR) | T(BT_FACTION) | T(BT_ENUM));
-    if (v.type == BT_ENUM) {
-      if (!d->has_values || d->values.n == 0) data_lerr(ld, d->name.sp, "enum variable '%s' needs a list of values", d->name.s);
-      v.values = ysv_ids(ld, &d->values, "value");
-      v.nvalues = (int)d->values.n;
-    }
-    v.initial = (v.type == BT_AREA || v.type == BT_SECTOR || v.type == BT_FACTION) ? -1 : 0;
-    if (d->has_dflt) data_conv_value(ld, &d->dflt, v.type, v.values, v.nvalues, d->name.s, &v.initial);
-    if (v.kind == BV_COUNTER && v.initial < 0) data_lerr(ld, d->name.sp, "counter '%s' cannot start below zero", d->name.s);
-    v.name = mt_strdup(d->name.s);
-    def->vars[def->nvars++] = v;
-  }
+  for (size_t i = 0; i < b->nvars; i++) add_var(ld, &b->vars[i]);
   if (b->has_storm_marker) {
     def->storm_var = board_var_index(def, b->storm_marker.s);
     if (def->storm_var < 0) DANGLING(ld, &b->storm_marker, "variable", def->vars, def->nvars, name);
@@ -605,6 +618,90 @@ static int load_board(data_loader *ld, const char *name, const char *text, size_
   data_yr_close(&r);
   if (root && !fatal) build_board(ld, &b, r.file); /* check what can be checked, even after errors */
   return ld->errors == before ? 0 : -1;
+}
+
+/* Reads an `areas:` mapping (id -> a territory's keys) of a faction sheet. */
+void data_read_areas(yr *r, raw_areas *b) { read_areas(r, "areas", &b->v, &b->n, &b->cap); }
+
+/* Resolves an area's `attached_to: { territory: VAR, sector: VAR }`: two global board variables, of
+ * type area and sector, whose values in a state say where the area stands (docs/language.md). */
+static void attach_vars(data_loader *ld, int area, const raw_area *ra) {
+  board_def *def = ld->def;
+  const ys *names[2] = {&ra->attach_area, &ra->attach_sector};
+  static const board_type want[2] = {BT_AREA, BT_SECTOR};
+  static const char *const what[2] = {"territory", "sector"};
+  int v[2];
+  for (int i = 0; i < 2; i++) {
+    if (!names[i]->s) {
+      data_lerr(ld, names[i]->sp, "'attached_to' of area '%s' needs a '%s' variable", ra->id.s, what[i]);
+      return;
+    }
+    v[i] = board_var_index(def, names[i]->s);
+    if (v[i] < 0) {
+      DANGLING(ld, names[i], "variable", def->vars, def->nvars, name);
+      return;
+    }
+    if (def->vars[v[i]].scope != BS_GLOBAL || def->vars[v[i]].type != want[i]) {
+      data_lerr(ld, names[i]->sp, "'%s' must be a global variable of type %s (the %s area '%s' is attached to)",
+                names[i]->s, i ? "sector" : "area", what[i], ra->id.s);
+      return;
+    }
+  }
+  def->areas[area].attach_var[0] = v[0];
+  def->areas[area].attach_var[1] = v[1];
+  def->attached |= 1ull << area;
+}
+
+/* Reads a `variables:` mapping of a faction sheet (the board file's shape). */
+void data_read_vars(yr *r, raw_vars *b) { read_decls(r, &b->v, &b->n, &b->cap, true, "variables"); }
+
+/* Adds the board variables a sheet WHO declares after the board's; a name taken by a variable, pool
+ * or area is an error. */
+void data_build_vars(data_loader *ld, const raw_vars *b, const char *who) {
+  board_def *def = ld->def;
+  for (size_t i = 0; i < b->n; i++) {
+    const raw_decl *d = &b->v[i];
+    if (board_var_index(def, d->name.s) >= 0 || board_pool_index(def, d->name.s) >= 0 || board_area_index(def, d->name.s) >= 0) {
+      data_lerr(ld, d->name.sp, "variable '%s' of '%s': the name is already taken by a variable, pool or territory", d->name.s, who);
+      continue;
+    }
+    def->vars = mt_realloc(def->vars, (size_t)(def->nvars + 2) * sizeof *def->vars);
+    memset(&def->vars[def->nvars], 0, 2 * sizeof *def->vars);
+    add_var(ld, d);
+  }
+}
+
+/* Adds the areas a pack layer's sheet WHO brings after the board's.  Such an area lies in no sector
+ * and borders nothing on the printed board (the board's borders are checked for symmetry in one
+ * file): it is off the map, or the rules attach it to a section (docs/language.md, attachments).
+ * Its name may be taken by no area, pool or variable. */
+void data_build_areas(data_loader *ld, const raw_areas *b, const char *who) {
+  board_def *def = ld->def;
+  for (size_t i = 0; i < b->n; i++) {
+    raw_area ra = b->v[i];
+    if (ra.sectors.n || ra.borders.n || ra.has_sections || ra.has_sb) {
+      data_lerr(ld, ra.id.sp, "area '%s' of '%s' may have no sectors or borders (an area a faction sheet brings is "
+                "off the map, or attached by the rules): give it only a name, tags and attributes", ra.id.s, who);
+      continue;
+    }
+    if (board_area_index(def, ra.id.s) >= 0 || board_pool_index(def, ra.id.s) >= 0 || board_var_index(def, ra.id.s) >= 0) {
+      data_lerr(ld, ra.id.sp, "area '%s' of '%s': the name is already taken by a territory, pool or variable", ra.id.s, who);
+      continue;
+    }
+    if (def->nareas >= BOARD_MAX_AREAS || def->nsections >= BOARD_MAX_SECTIONS) {
+      data_lerr(ld, ra.id.sp, "area '%s' of '%s': more than %d territories or %d sections in all", ra.id.s, who,
+                BOARD_MAX_AREAS, BOARD_MAX_SECTIONS);
+      return;
+    }
+    def->areas = mt_realloc(def->areas, (size_t)(def->nareas + 2) * sizeof *def->areas);
+    memset(&def->areas[def->nareas], 0, 2 * sizeof *def->areas);
+    def->sections = mt_realloc(def->sections, (size_t)(def->nsections + 2) * sizeof *def->sections);
+    memset(&def->sections[def->nsections], 0, 2 * sizeof *def->sections);
+    ra.has_sectors = true; /* no sector: one section in none */
+    add_area(ld, &ra);
+    area_attrs(ld, def->nareas - 1, &ra);
+    if (ra.has_attach) attach_vars(ld, def->nareas - 1, &ra);
+  }
 }
 
 /* ---- decks file ------------------------------------------------------------------------------------ */

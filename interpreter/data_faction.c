@@ -44,6 +44,8 @@ typedef struct faction_raw {
   ys *akeys, *avals;
   size_t nattr, ca1, ca2;
   raw_piles piles;    /* piles the faction brings into the game (a private deck, Face Dancers...) */
+  raw_areas areas;    /* areas it brings onto the board (off the map, or attached by the rules) */
+  raw_vars vars;      /* board variables it brings (where an attached area stands...) */
 } faction_raw;
 
 static void read_faction(yr *r, faction_raw *f) {
@@ -53,6 +55,8 @@ static void read_faction(yr *r, faction_raw *f) {
     if (data_keyis(&k, "name")) f->has_name = data_expect_scalar(r, "name", &f->name);
     else if (data_keyis(&k, "aliases")) data_read_list(r, "aliases", &f->aliases);
     else if (data_keyis(&k, "piles")) data_read_piles(r, &f->piles);
+    else if (data_keyis(&k, "areas")) data_read_areas(r, &f->areas);
+    else if (data_keyis(&k, "variables")) data_read_vars(r, &f->vars);
     else if (data_keyis(&k, "forces")) {
       f->has_forces = true;
       if (!data_expect_map(r, "forces")) continue;
@@ -173,7 +177,7 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
   for (size_t i = 0; i < fr->nattr; i++) {
     int a = board_faction_attr_index(def, fr->akeys[i].s);
     if (a < 0) {
-      static const char *const fixed[] = {"name", "aliases", "forces", "start", "start_options", "leaders", "piles"};
+      static const char *const fixed[] = {"name", "aliases", "forces", "start", "start_options", "leaders", "piles", "areas", "variables"};
       size_t nfixed = sizeof fixed / sizeof *fixed, nc = nfixed + (size_t)def->nfaction_attrs;
       const char **c = mt_calloc(nc, sizeof *c);
       for (size_t m = 0; m < nfixed; m++) c[m] = fixed[m];
@@ -187,6 +191,9 @@ static void build_faction(data_loader *ld, faction_raw *fr, const char *id, mt_s
     const board_attr *at = &def->faction_attrs[a];
     data_conv_value(ld, &fr->avals[i], at->type, at->values, at->nvalues, at->name, &F->attrs[a]);
   }
+  /* the areas the sheet brings, before its start entries (which may place tokens in them) */
+  data_build_vars(ld, &fr->vars, id);
+  data_build_areas(ld, &fr->areas, id);
   if (!fr->has_forces) data_lerr(ld, idsp, "faction '%s' has no 'forces'", id);
   for (size_t i = 0; i < fr->nf; i++) {
     int k = kind_of(ld, &fr->fk[i], true);

@@ -79,6 +79,43 @@ typedef struct raw_piles {
   size_t n, cap1, cap2, cap3;
 } raw_piles;
 
+/* An attribute or variable declaration as read (the board file, a faction sheet). */
+typedef struct raw_decl { /* attribute or variable declaration */
+  ys name, type, scope, kind, dflt;
+  ysv values;
+  ys vis;
+  bool has_type, has_scope, has_kind, has_dflt, has_values, has_vis;
+} raw_decl;
+/* A `variables:` mapping of a faction sheet. */
+typedef struct raw_vars {
+  raw_decl *v;
+  size_t n, cap;
+} raw_vars;
+
+/* One territory as read (the board file, or an `areas:` mapping of a faction sheet). */
+typedef struct raw_section_list {
+  ys key; /* sector (or empty for section_borders) */
+  ysv refs;
+} raw_section_list;
+
+typedef struct raw_area {
+  ys id, name;
+  bool has_name, has_sectors, has_sections, has_sb;
+  ysv tags, sectors, borders, sborders;
+  ys attach_area, attach_sector; /* attached_to: { territory: VAR, sector: VAR } (a sheet's area) */
+  bool has_attach;
+  raw_section_list *secs;
+  size_t nsecs, capsecs;
+  ys *akeys, *avals;
+  size_t nattr, capattr, capattr2;
+} raw_area;
+
+/* An `areas:` mapping of a faction sheet: the areas a pack layer brings beside the board's. */
+typedef struct raw_areas {
+  raw_area *v;
+  size_t n, cap;
+} raw_areas;
+
 typedef struct keyseen {
   ys *k;
   size_t n, cap;
@@ -123,6 +160,14 @@ int data_resolve_section(data_loader *ld, const ys *v);
 /* The `piles:` reader and builder shared by the decks file and the faction sheets (data.c). */
 void data_read_piles(yr *r, raw_piles *p);
 void data_build_piles(data_loader *ld, const raw_piles *p);
+/* The `areas:` reader and builder of the faction sheets (data.c): areas in no sector and with no
+ * borders (off the map, or attached to a section by the rules), added after the board's. */
+void data_read_areas(yr *r, raw_areas *a);
+void data_build_areas(data_loader *ld, const raw_areas *a, const char *who);
+/* The `variables:` reader and builder of the faction sheets: board variables declared as in
+ * rules/board.yaml's `variables:`, added after the board's (an attached area's position...). */
+void data_read_vars(yr *r, raw_vars *v);
+void data_build_vars(data_loader *ld, const raw_vars *v, const char *who);
 int data_faction_load(data_loader *ld, const char *name, const char *text, size_t len);
 
 #endif

@@ -22,8 +22,11 @@
 /* What builtin ID reads of the state.  The geometry, the faction sheets, the
  * cards' data and the game's factions are fixed for a game: they read nothing.
  * Effects and anything new are RD_ALL until someone says otherwise. */
-static uint32_t builtin_reads(int id, bool *storm) {
+static uint32_t builtin_reads(int id, bool *storm, bool *geo) {
   *storm = false;
+  /* the geometry of a state: where the attached areas stand (board_attach.c) */
+  *geo = id == BI_borders || id == BI_neighbours || id == BI_distance || id == BI_within || id == BI_in_storm ||
+         id == BI_reachable || id == BI_reachable_from;
   switch (id) {
   case BI_factions: case BI_territories: case BI_sectors: case BI_leaders_of: case BI_in_game: case BI_count:
   case BI_first: case BI_min: case BI_max: case BI_abs: case BI_div_up: case BI_div_round: case BI_sectors_of:
@@ -92,9 +95,12 @@ void vm_reads_build(program *p) {
         break;
       case OP_PILE_CARD: *fixed |= RD_CARDS; break;
       case OP_BUILTIN: {
-        bool st = false;
-        *fixed |= builtin_reads(a, &st);
+        bool st = false, geo = false;
+        *fixed |= builtin_reads(a, &st, &geo);
         if (st) set_var(p, row, storm);
+        if (geo && p->def)
+          for (uint64_t m = p->def->attached; m; m &= m - 1)
+            for (int k = 0; k < 2; k++) set_var(p, row, p->def->areas[__builtin_ctzll(m)].attach_var[k]);
         if (a == BI_in_force) set_var(p, row, turn);
         break;
       }

@@ -134,6 +134,51 @@ for c in "$TMP"/doc.*.cmd; do
   expect "docs/expansions.md: $(cat "$c")" 0 "$(cat "$w")" sh -c "PATH=$BUILD:\$PATH; $(cat "$c")"
 done
 
+# ---- a sheet's own moving area (docs/language.md §11, "Attached areas") ------------------
+# The mod's fortress starts nowhere with the Wardens' 4 forces in it; attached to imperial_basin@9 by
+# two assignments, the base movement rules (1.06.05) reach it through the built-ins, one step beyond
+# the basin, and refuse a move out of it while the storm covers its section.
+FORT="new factions=atreides,wardens seed=1
+check tokens(wardens, fortress) == 4 and count(neighbours(fortress)) == 0 and distance(arrakeen, fortress) == -1
+set fortress_at = imperial_basin
+set fortress_sector = 9
+check neighbours(fortress) == {imperial_basin} and borders(imperial_basin, fortress) and fortress in neighbours(imperial_basin)
+check distance(arrakeen, fortress) == 2 and fortress in within(arrakeen, 2) and not (fortress in within(arrakeen, 1))
+put atreides 3 imperial_basin 9
+storm 1
+check fortress in reachable(imperial_basin, 1, no_territories()) and not in_storm(fortress, 9)
+why move atreides imperial_basin fortress 3
+storm 9
+check in_storm(fortress, 9) and reachable(fortress, 3, no_territories()) == {fortress}
+why move wardens fortress imperial_basin 1"
+expect "an attached area: the geometry follows it" 0 "8" \
+  sh -c "printf '%s\n' \"\$1\" | $MENTAT repl --pack $FIX/fortress | grep -c 'check passed\\|^Yes: move_forces atreides imperial_basin fortress\\|refused by\\|1.06.05.06 (Storm'" _ "$FORT"
+expect "an attached area: the storm over its section refuses the move out" 0 \
+  "  1.06.05.06 (Storm: no moving into, out of or through a sector in storm): 3 of them, e.g. move_forces wardens fortress imperial_basin 8 1" \
+  lines '1.06.05.06' sh -c "printf '%s\n' \"\$1\" | $MENTAT repl --pack $FIX/fortress" _ "$FORT"
+
+ABS_MENTAT=$(cd "$(dirname "$MENTAT")" && pwd)/mentat
+# `show board` lists an attached area with the section it stands on, or off the map; the SVG draws
+# its disc there (and nothing while it stands nowhere)
+FORTB="new factions=atreides,wardens seed=1
+show board
+show board --svg before.svg
+set fortress_at = imperial_basin
+set fortress_sector = 9
+show board
+show board --svg after.svg
+save fort.yaml
+new factions=atreides,wardens seed=1
+load fort.yaml
+check fortress_at == imperial_basin and fortress_sector == 9 and distance(arrakeen, fortress) == 2"
+expect "show board: an attached area off the map, then where it stands" 0 "off the map: fortress [wardens 4]
+sector  9: imperial_basin@9 + fortress [wardens 4], arrakeen [atreides 10], old_gap@9" \
+  sh -c "cd $TMP && printf '%s\n' \"\$1\" | $ABS_MENTAT repl --rules $PWD --pack $PWD/$FIX/fortress | grep -e '^off the map' -e '^sector  9: imperial_basin@9 +'" _ "$FORTB"
+expect "an attached area's place is saved and loaded" 0 "check passed" \
+  sh -c "cd $TMP && printf '%s\n' \"\$1\" | $ABS_MENTAT repl --rules $PWD --pack $PWD/$FIX/fortress | grep '^check'" _ "$FORTB"
+expect "the board SVG: the attached area's disc where it stands only" 0 "0 1" \
+  sh -c "cd $TMP && echo \$(grep -c '<circle cx=\"470.0\" cy=\"333.5\" r=\"13\"' before.svg) \$(grep -c '<circle cx=\"470.0\" cy=\"333.5\" r=\"13\"' after.svg)"
+
 # ---- a bad pack ------------------------------------------------------------------------
 for cmd in check run play rules simulate repl dump explain; do
   case $cmd in

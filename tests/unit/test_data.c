@@ -210,6 +210,116 @@ static void expansion_faction_is_data(void **state) {
   diag_free(d);
 }
 
+/* Loads the base board, decks and the Atreides with one more sheet ID (TEXT): the def, clean. */
+static board_def *load_with_sheet(const char *path, const char *text) {
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  board_def *def = board_def_new();
+  data_loader *ld = data_loader_new(def, d);
+  assert_int_equal(data_load_board(ld, "rules/board.yaml"), 0);
+  assert_int_equal(data_load_decks(ld, "rules/decks.yaml"), 0);
+  assert_int_equal(data_load_faction(ld, "factions/atreides.yaml"), 0);
+  assert_int_equal(data_load_faction_text(ld, path, text, strlen(text)), 0);
+  assert_int_equal(data_loader_finish(ld), 0);
+  assert_null(out.s);
+  data_loader_free(ld);
+  diag_free(d);
+  return def;
+}
+
+/* A faction sheet may bring areas of its own (`areas:`): off the map, in no sector, bordering
+ * nothing, with the board's tags and attributes; the sheet's start may place tokens in them. */
+static void faction_brings_an_area(void **state) {
+  (void)state;
+  const char *sheet =
+      "name: Keepers\n"
+      "forces: { normal: 10 }\n"
+      "areas:\n"
+      "  keep: { name: The Keep, tags: [stronghold] }\n"
+      "start: { keep: 4 }\n"
+      "leaders: { warden: { name: Warden, strength: 3 } }\n";
+  board_def *def = load_with_sheet("factions/keepers.yaml", sheet);
+  int keep = board_area_index(def, "keep");
+  assert_int_equal(keep, def->nareas - 1); /* after the board's */
+  assert_int_equal(board_area_index(def, "polar_sink"), 0);
+  assert_string_equal(def->areas[keep].name, "The Keep");
+  assert_int_equal(def->areas[keep].nsections, 1);
+  assert_int_equal(def->sections[def->areas[keep].first_section].sector, BOARD_NO_SECTOR);
+  assert_int_equal(def->areas[keep].borders, 0);
+  assert_true((def->areas[keep].tags >> board_tag_index(def, "stronghold")) & 1u);
+  int f[2] = {board_faction_index(def, "keepers"), board_faction_index(def, "atreides")};
+  board_layout *L = board_layout_new(def, f, 2, NULL, 0, 0, NULL);
+  unsigned char *st = calloc(1, L->size);
+  board_state_init(L, st, 3);
+  assert_int_equal(board_tokens(L, st, def->areas[keep].first_section, 0, board_kind_index(def, "normal")), 4);
+  board_layout_free(L);
+  free(st);
+  board_def_free(def);
+}
+
+/* An attached area (a sheet's `attached_to`): the geometry of a state reads where the two variables
+ * put it: its only neighbour is the territory it stands on, one step beyond it for distance, within
+ * and reachable, and it takes its section's sector for the storm.  Unattached, it borders nothing. */
+static void attached_area_geometry(void **state) {
+  (void)state;
+  const char *sheet =
+      "name: Movers\n"
+      "forces: { normal: 10 }\n"
+      "variables:\n"
+      "  keep_at: { kind: marker, type: area }\n"
+      "  keep_sector: { kind: marker, type: sector }\n"
+      "areas:\n"
+      "  keep: { name: The Keep, tags: [stronghold], attached_to: { territory: keep_at, sector: keep_sector } }\n"
+      "leaders: { warden: { name: Warden, strength: 3 } }\n";
+  board_def *def = load_with_sheet("factions/movers.yaml", sheet);
+  int f[2] = {board_faction_index(def, "movers"), board_faction_index(def, "atreides")};
+  board_layout *L = board_layout_new(def, f, 2, NULL, 0, 0, NULL);
+  unsigned char *st = calloc(1, L->size);
+  board_state_init(L, st, 3);
+  int keep = board_area_index(def, "keep"), basin = board_area_index(def, "imperial_basin");
+  int arrakeen = board_area_index(def, "arrakeen"), carthag = board_area_index(def, "carthag");
+  int at = board_var_index(def, "keep_at"), sec = board_var_index(def, "keep_sector"), storm = board_var_index(def, "storm");
+  /* nowhere yet: no neighbour, unreachable */
+  assert_int_equal(board_attached_section(L, st, keep), -1);
+  assert_int_equal(board_neighbours_at(L, st, keep), 0);
+  assert_int_equal(board_distance_at(L, st, keep, arrakeen), -1);
+  board_var_set(L, st, at, 0, 0, basin);
+  board_var_set(L, st, sec, 0, 0, 9);
+  assert_int_equal(board_attached_section(L, st, keep), board_section_parse(def, "imperial_basin@9"));
+  assert_true(board_borders_at(L, st, keep, basin));
+  assert_true(board_borders_at(L, st, basin, keep));
+  assert_false(board_borders_at(L, st, keep, arrakeen));
+  assert_true((board_neighbours_at(L, st, basin) >> keep) & 1u);
+  assert_int_equal(board_neighbours_at(L, st, keep), 1ull << basin);
+  assert_int_equal(board_distance_at(L, st, keep, basin), 1);
+  assert_int_equal(board_distance_at(L, st, arrakeen, keep), board_area_distance(def, arrakeen, basin) + 1);
+  assert_int_equal(board_distance_at(L, st, arrakeen, carthag), board_area_distance(def, arrakeen, carthag));
+  assert_false((board_within_at(L, st, basin, 0) >> keep) & 1u);
+  assert_true((board_within_at(L, st, basin, 1) >> keep) & 1u);
+  /* the storm away: reachable from the basin in one move, and out of the keep to the basin's neighbours */
+  board_var_set(L, st, storm, 0, 0, 0);
+  assert_true((board_reachable_at(L, st, basin, 1, 0) >> keep) & 1u);
+  assert_false((board_reachable_at(L, st, basin, 1, 1ull << keep) >> keep) & 1u);
+  assert_true((board_reachable_at(L, st, keep, 2, 0) >> arrakeen) & 1u);
+  assert_false(board_area_in_storm_at(L, st, keep, -1));
+  /* from the part of the basin the storm cuts off, its other part is not one move away */
+  board_var_set(L, st, sec, 0, 0, 10);
+  board_var_set(L, st, storm, 0, 0, 9);
+  int b8 = board_section_parse(def, "imperial_basin@8"), b10 = board_section_parse(def, "imperial_basin@10");
+  assert_true((board_reachable_from_section_at(L, st, b10, 1, 0) >> keep) & 1u);
+  assert_false((board_reachable_from_section_at(L, st, b8, 1, 0) >> keep) & 1u);
+  board_var_set(L, st, sec, 0, 0, 9);
+  board_var_set(L, st, storm, 0, 0, 0);
+  /* the storm over its section: nothing enters or leaves, and it counts as in the storm */
+  board_var_set(L, st, storm, 0, 0, 9);
+  assert_true(board_area_in_storm_at(L, st, keep, -1));
+  assert_int_equal(board_reachable_at(L, st, keep, 3, 0), 1ull << keep);
+  assert_false((board_reachable_at(L, st, carthag, 3, 0) >> keep) & 1u);
+  board_layout_free(L);
+  free(st);
+  board_def_free(def);
+}
+
 static void duplicate_key_has_a_note(void **state) {
   (void)state;
   const char *doc = "sectors: 2\nsectors: 3\n";
@@ -300,6 +410,8 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(shipped_components_load_clean),
       cmocka_unit_test(expansion_faction_is_data),
+      cmocka_unit_test(faction_brings_an_area),
+      cmocka_unit_test(attached_area_geometry),
       cmocka_unit_test(duplicate_key_has_a_note),
       cmocka_unit_test(missing_pack_is_an_error),
       cmocka_unit_test(endless_component_is_an_error),
