@@ -707,8 +707,8 @@ void data_build_areas(data_loader *ld, const raw_areas *b, const char *who) {
 /* ---- decks file ------------------------------------------------------------------------------------ */
 
 typedef struct raw_card {
-  ys id, name, count;
-  bool has_name, has_count;
+  ys id, name, count, more;
+  bool has_name, has_count, has_more; /* more: copies added to a card the deck has (an addition's) */
   ys *akeys, *avals;
   size_t nattr, cap1, cap2;
 } raw_card;
@@ -817,6 +817,7 @@ static void read_decks(yr *r, decks_raw *b) {
                 while (data_map_key(r, &ks5, &k5)) {
                   if (data_keyis(&k5, "name")) c.has_name = data_expect_scalar(r, "name", &c.name);
                   else if (data_keyis(&k5, "count")) c.has_count = data_expect_scalar(r, "count", &c.count);
+                  else if (data_keyis(&k5, "more")) c.has_more = data_expect_scalar(r, "more", &c.more);
                   else data_read_kv(r, &c.akeys, &c.avals, &c.nattr, &c.cap1, &c.cap2, &k5);
                 }
               }
@@ -940,6 +941,10 @@ static void build_decks(data_loader *ld, decks_raw *b) {
       raw_card *rc = &rd->cards[j];
       data_check_id(ld, &rc->id, "card");
       int32_t count = 1;
+      if (rc->has_more) {
+        data_lerr(ld, rc->more.sp, "'more' adds copies to a card already in the deck: it belongs in an addition (rules/decks.NAME.yaml)");
+        continue;
+      }
       if (rc->has_count) data_conv_int(ld, &rc->count, "count", 1, 1000, &count);
       for (int32_t n = 0; n < count && def->ncards < BOARD_MAX_CARDS; n++) {
         add_card(ld, rc->id.s, rc->has_name ? rc->name.s : rc->id.s, di, -1);
@@ -965,21 +970,164 @@ static void build_decks(data_loader *ld, decks_raw *b) {
   }
 }
 
-static int load_decks(data_loader *ld, const char *name, const char *text, size_t len) {
-  int before = ld->errors;
+/* Reads one decks file (the decks file or an addition) into B; false when it could not be read. */
+static bool read_decks_text(data_loader *ld, const char *name, const char *text, size_t len, decks_raw *b) {
   yr r;
   data_yr_open(&r, ld, name, text, len);
-  decks_raw b;
-  memset(&b, 0, sizeof b);
   bool root = data_yr_root(&r, "the decks (a mapping)");
   if (root) {
-    read_decks(&r, &b);
+    read_decks(&r, b);
     data_yr_end(&r);
   }
   bool fatal = r.fatal;
   data_yr_close(&r);
-  if (root && !fatal) build_decks(ld, &b);
+  return root && !fatal;
+}
+
+static raw_deck *raw_deck_named(decks_raw *b, const char *id) {
+  for (size_t i = 0; i < b->ndecks; i++)
+    if (!strcmp(b->decks[i].id.s, id)) return &b->decks[i];
+  return NULL;
+}
+
+/* An addition's `card_attributes:` entry D: a new attribute is declared; one the decks
+ * already declare may only gain values, and only if it is an enum (`class: { values: [x] }`). */
+static void add_card_attr(data_loader *ld, decks_raw *b, const raw_decl *d) {
+  raw_decl *old = NULL;
+  for (size_t i = 0; i < b->ncattr; i++)
+    if (!strcmp(b->cattr[i].name.s, d->name.s)) old = &b->cattr[i];
+  if (!old) {
+    AVEC_PUSH(&ld->ar, b->cattr, b->ncattr, b->capcattr, *d);
+    return;
+  }
+  bool is_enum = old->has_values && (!old->has_type || !strcmp(old->type.s, "enum"));
+  if (!is_enum || d->has_dflt || !d->has_values || (d->has_type && strcmp(d->type.s, "enum"))) {
+    data_lerr(ld, d->name.sp, "card attribute '%s' is already declared (an addition may only add values to an enum attribute: '%s: { values: [...] }')",
+              d->name.s, d->name.s);
+    return;
+  }
+  for (size_t j = 0; j < d->values.n; j++) {
+    const ys *v = &d->values.v[j];
+    bool dup = false;
+    for (size_t i = 0; i < old->values.n && !dup; i++) dup = !strcmp(old->values.v[i].s, v->s);
+    if (dup) data_lerr(ld, v->sp, "card attribute '%s' already has the value '%s'", d->name.s, v->s);
+    else AVEC_PUSH(&ld->ar, old->values.v, old->values.n, old->values.cap, *v);
+  }
+}
+
+/* Whether card C of an addition names a card some deck of B has already: an error at its id
+ * naming the deck (with the way to add copies when it is C's own deck), unless C is
+ * `id: { more: N }` for a card of DECK, which is then returned in *SAME. */
+static bool card_known(data_loader *ld, decks_raw *b, const raw_card *c, const raw_deck *deck, const raw_card **same) {
+  *same = NULL;
+  for (size_t i = 0; i < b->ndecks; i++)
+    for (size_t j = 0; j < b->decks[i].ncards; j++) {
+      const raw_card *o = &b->decks[i].cards[j];
+      if (strcmp(o->id.s, c->id.s) || o->has_more) continue;
+      bool mine = deck == &b->decks[i];
+      if (mine && c->has_more && !c->has_name && !c->has_count && c->nattr == 0) {
+        *same = o;
+        return false;
+      }
+      if (mine)
+        data_lerr(ld, c->id.sp, "card '%s' is already in deck '%s' (to add copies of it: '%s: { more: N }' and nothing else)",
+                  c->id.s, b->decks[i].id.s, c->id.s);
+      else data_lerr(ld, c->id.sp, "card '%s' is already in deck '%s'", c->id.s, b->decks[i].id.s);
+      return true;
+    }
+  if (c->has_more)
+    data_lerr(ld, c->more.sp, "card '%s' is not in deck '%s': 'more' adds copies to a card the deck has", c->id.s,
+              deck->id.s);
+  return c->has_more;
+}
+
+/* Lays the addition A (rules/decks.NAME.yaml, docs/components.md) over B: its piles and new
+ * attributes are declared, its enum values added, its cards appended to the deck of the same
+ * name (a deck B lacks is a new deck).  The addition's deck `attributes:` apply to its own
+ * cards only; a deck it extends takes no `pile` or `from_leaders` from it. */
+static void merge_decks(data_loader *ld, decks_raw *b, decks_raw *a) {
+  for (size_t i = 0; i < a->piles.n; i++) {
+    AVEC_PUSH(&ld->ar, b->piles.id, b->piles.n, b->piles.cap1, a->piles.id[i]);
+    b->piles.n--;
+    AVEC_PUSH(&ld->ar, b->piles.vis, b->piles.n, b->piles.cap3, a->piles.vis[i]);
+    b->piles.n--;
+    AVEC_PUSH(&ld->ar, b->piles.scope, b->piles.n, b->piles.cap2, a->piles.scope[i]);
+  }
+  for (size_t i = 0; i < a->ncattr; i++) add_card_attr(ld, b, &a->cattr[i]);
+  for (size_t i = 0; i < a->ndecks; i++) {
+    raw_deck *ad = &a->decks[i];
+    raw_deck *old = raw_deck_named(b, ad->id.s);
+    if (!old) {
+      const raw_card *same;
+      for (size_t j = 0; j < ad->ncards; j++)
+        if (card_known(ld, b, &ad->cards[j], ad, &same)) ad->cards[j].id.s = NULL;
+      size_t k = 0; /* the known cards left out, so that each error is said once */
+      for (size_t j = 0; j < ad->ncards; j++)
+        if (ad->cards[j].id.s) ad->cards[k++] = ad->cards[j];
+      ad->ncards = k;
+      AVEC_PUSH(&ld->ar, b->decks, b->ndecks, b->capdecks, *ad);
+      continue;
+    }
+    if (ad->has_pile) data_lerr(ld, ad->pile.sp, "deck '%s' is already declared: an addition adds cards to it and cannot move it to another pile", ad->id.s);
+    if (ad->has_from) data_lerr(ld, ad->from_leaders.sp, "deck '%s' is already declared: an addition cannot make it from leaders", ad->id.s);
+    for (size_t j = 0; j < ad->ncards; j++) {
+      raw_card c = ad->cards[j];
+      const raw_card *same;
+      if (card_known(ld, b, &c, old, &same)) continue;
+      if (same) { /* N more copies of SAME, its attributes and all (their instances follow its own) */
+        raw_card copy = *same;
+        copy.count = c.more;
+        copy.has_count = true;
+        AVEC_PUSH(&ld->ar, old->cards, old->ncards, old->capcards, copy);
+        continue;
+      }
+      if (ad->nd) { /* the addition's deck attributes first, the card's own after (they win) */
+        ys *k = NULL, *v = NULL;
+        size_t n = 0, c1 = 0, c2 = 0;
+        for (size_t m = 0; m < ad->nd; m++) {
+          AVEC_PUSH(&ld->ar, k, n, c1, ad->dkeys[m]);
+          n--;
+          AVEC_PUSH(&ld->ar, v, n, c2, ad->dvals[m]);
+        }
+        for (size_t m = 0; m < c.nattr; m++) {
+          AVEC_PUSH(&ld->ar, k, n, c1, c.akeys[m]);
+          n--;
+          AVEC_PUSH(&ld->ar, v, n, c2, c.avals[m]);
+        }
+        c.akeys = k, c.avals = v, c.nattr = n, c.cap1 = c1, c.cap2 = c2;
+      }
+      AVEC_PUSH(&ld->ar, old->cards, old->ncards, old->capcards, c);
+    }
+  }
+}
+
+/* Loads the decks file NAME (TEXT) with the additions ADDS (paths, in order) laid over it,
+ * then builds the decks once, so that an added card joins its deck's contiguous run. */
+static int load_decks_with(data_loader *ld, const char *name, const char *text, size_t len, const char *const *adds,
+                           size_t nadds) {
+  int before = ld->errors;
+  decks_raw b;
+  memset(&b, 0, sizeof b);
+  bool ok = read_decks_text(ld, name, text, len, &b);
+  for (size_t i = 0; i < nadds; i++) {
+    size_t alen;
+    char *atext = read_file(ld, adds[i], &alen);
+    if (!atext) {
+      ok = false;
+      continue;
+    }
+    decks_raw a;
+    memset(&a, 0, sizeof a);
+    if (read_decks_text(ld, adds[i], atext, alen, &a) && ok) merge_decks(ld, &b, &a);
+    else ok = false;
+    mt_free(atext);
+  }
+  if (ok) build_decks(ld, &b);
   return ld->errors == before ? 0 : -1;
+}
+
+static int load_decks(data_loader *ld, const char *name, const char *text, size_t len) {
+  return load_decks_with(ld, name, text, len, NULL, 0);
 }
 
 /* ---- public entry points ------------------------------------------------------------------------ */
@@ -1012,6 +1160,14 @@ static int load_path(data_loader *ld, const char *path, load_fn fn) {
 
 int data_load_board(data_loader *ld, const char *path) { return load_path(ld, path, load_board); }
 int data_load_decks(data_loader *ld, const char *path) { return load_path(ld, path, load_decks); }
+int data_load_decks_adding(data_loader *ld, const char *path, const char *const *adds, size_t nadds) {
+  size_t len;
+  char *text = read_file(ld, path, &len);
+  if (!text) return -1;
+  int rc = load_decks_with(ld, path, text, len, adds, nadds);
+  mt_free(text);
+  return rc;
+}
 int data_load_faction(data_loader *ld, const char *path) { return load_path(ld, path, data_faction_load); }
 int data_load_board_text(data_loader *ld, const char *name, const char *text, size_t len) {
   return load_board(ld, name, text, len);
@@ -1067,7 +1223,7 @@ board_def *data_load_pack(const pack_files *pf, diag *d) {
   board_def *def = board_def_new();
   data_loader *ld = data_loader_new(def, d);
   int rc = data_load_board(ld, pf->board);
-  if (rc == 0) rc = data_load_decks(ld, pf->decks);
+  if (rc == 0) rc = data_load_decks_adding(ld, pf->decks, (const char *const *)pf->decks_add, pf->ndecks_add);
   if (rc == 0 && pf->no_factions) {
     mt_span none = {DIAG_NOFILE, 0, 0};
     data_lerr(ld, none, "cannot open directory '%s'", pf->no_factions);

@@ -31,6 +31,9 @@ void data_loader_free(data_loader *ld);
  * faction's id is its file name without ".yaml" (for _text: NAME's). */
 int data_load_board(data_loader *ld, const char *path);
 int data_load_decks(data_loader *ld, const char *path);
+/* The decks file PATH with the additions ADDS (rules/decks.NAME.yaml of the layers, in the order
+ * they are laid) appended to its decks, piles and attributes (docs/components.md). */
+int data_load_decks_adding(data_loader *ld, const char *path, const char *const *adds, size_t nadds);
 int data_load_faction(data_loader *ld, const char *path);
 int data_load_board_text(data_loader *ld, const char *name, const char *text, size_t len);
 int data_load_decks_text(data_loader *ld, const char *name, const char *text, size_t len);

@@ -169,7 +169,7 @@ static int decl_spans(const mt_rules *r, sym x, mt_span *out, int cap) {
 }
 
 /* The files of D's component data, in the order a name is looked for in them: the board, the
- * decks, then the faction sheets (FIRST, if given, before them). */
+ * decks and their additions, then the faction sheets (FIRST, if given, before them). */
 static int data_files(const lsp_doc *d, const char *first, char **out, int cap) {
   pack_files pf;
   diag *dg = diag_new(NULL, NULL);
@@ -182,6 +182,7 @@ static int data_files(const lsp_doc *d, const char *first, char **out, int cap) 
     }
     if (pf.board && n < cap) out[n++] = mt_strdup(pf.board);
     if (pf.decks && n < cap) out[n++] = mt_strdup(pf.decks);
+    for (size_t i = 0; i < pf.ndecks_add && n < cap; i++) out[n++] = mt_strdup(pf.decks_add[i]);
     for (size_t i = 0; i < pf.nyaml && n < cap; i++) out[n++] = mt_strdup(pf.yaml[i]);
   }
   pack_files_fini(&pf);

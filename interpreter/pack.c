@@ -75,6 +75,7 @@ const char *pack_find(const char *exe, char *buf, size_t n, strbuf *why) {
  * layer replaces it by. */
 typedef struct entry {
   char *name, *path;
+  int layer; /* the layer that offered it (0: the base), for the files read in layer order */
 } entry;
 
 typedef struct entries {
@@ -82,28 +83,38 @@ typedef struct entries {
   size_t n, cap;
 } entries;
 
-static void upsert(entries *e, const char *name, char *path) {
+static void upsert(entries *e, const char *name, char *path, int layer) {
   for (size_t i = 0; i < e->n; i++)
     if (!strcmp(e->v[i].name, name)) {
       mt_free(e->v[i].path);
       e->v[i].path = path;
+      e->v[i].layer = layer;
       return;
     }
-  entry x = {mt_strdup(name), path};
+  entry x = {mt_strdup(name), path, layer};
   VEC_PUSH(e->v, e->n, e->cap, x);
 }
 
 static int by_name(const void *a, const void *b) { return strcmp(((const entry *)a)->name, ((const entry *)b)->name); }
 
-/* Moves E's paths, sorted by name, to the end of LIST; frees E. */
-static void drain(entries *e, char ***list, size_t *n, size_t *cap) {
-  if (e->n) qsort(e->v, e->n, sizeof *e->v, by_name);
+/* Additions to the decks are read layer by layer (a mod extends what the expansion under it
+ * declared), by name within a layer; a file replaced by a later layer moves to that layer. */
+static int by_layer(const void *a, const void *b) {
+  const entry *x = a, *y = b;
+  return x->layer != y->layer ? (x->layer > y->layer) - (x->layer < y->layer) : strcmp(x->name, y->name);
+}
+
+/* Moves E's paths, sorted by CMP, to the end of LIST; frees E. */
+static void drain_by(entries *e, char ***list, size_t *n, size_t *cap, int (*cmp)(const void *, const void *)) {
+  if (e->n) qsort(e->v, e->n, sizeof *e->v, cmp);
   for (size_t i = 0; i < e->n; i++) {
     VEC_PUSH(*list, *n, *cap, e->v[i].path);
     mt_free(e->v[i].name);
   }
   mt_free(e->v);
 }
+
+static void drain(entries *e, char ***list, size_t *n, size_t *cap) { drain_by(e, list, n, cap, by_name); }
 
 /* What goes between DIR and a name inside it: nothing after a '/'. */
 static const char *sep_after(const char *dir) {
@@ -120,6 +131,8 @@ static bool ends_with(const char *s, const char *suffix) {
 typedef struct layering {
   pack_files *out;
   entries yaml, rules[3]; /* factions/ *.yaml; rules/, factions/, variants/ *.rules */
+  entries decks_add;      /* rules/decks.NAME.yaml */
+  int layer;              /* the layer being scanned: 0 the base, then 1, 2... */
   diag *d;
   int refused; /* files refused (inside_pack) */
 } layering;
@@ -176,18 +189,21 @@ static int scan_layer(layering *L, const char *dir, bool mod) {
         strbuf rel = {0};
         if (!strcmp(dir, ".")) sb_printf(&rel, "%s/%s", subs[k], f);
         else sb_puts(&rel, path.s);
-        upsert(&L->rules[k], f, sb_take(&rel));
+        upsert(&L->rules[k], f, sb_take(&rel), L->layer);
         found++;
       } else if (k == 0 && (!strcmp(f, "board.yaml") || !strcmp(f, "decks.yaml"))) {
         char **slot = f[0] == 'b' ? &L->out->board : &L->out->decks;
         mt_free(*slot);
         *slot = sb_take(&path);
         found++;
+      } else if (k == 0 && !strncmp(f, "decks.", 6) && ends_with(f + 6, ".yaml")) { /* decks.NAME.yaml */
+        upsert(&L->decks_add, f, sb_take(&path), L->layer);
+        found++;
       } else if (k == 1 && ends_with(f, ".yaml")) {
-        upsert(&L->yaml, f, sb_take(&path));
+        upsert(&L->yaml, f, sb_take(&path), L->layer);
         found++;
       } else if (mod && k == 0 && ends_with(f, ".yaml")) {
-        diag_warning(L->d, none, "pack '%s': ignoring '%s' (only rules/board.yaml and rules/decks.yaml are read in rules/)",
+        diag_warning(L->d, none, "pack '%s': ignoring '%s' (only rules/board.yaml, rules/decks.yaml and rules/decks.NAME.yaml are read in rules/)",
                      dir, path.s);
       }
       sb_free(&path);
@@ -211,10 +227,10 @@ int pack_layer(const char *base, const char *const *mods, int nmods, pack_files 
   int rc = 0;
   scan_layer(&L, base, false);
   for (int i = 0; i < nmods; i++)
-    if (scan_layer(&L, mods[i], true) == 0) {
+    if ((L.layer = i + 1, scan_layer(&L, mods[i], true)) == 0) {
       mt_span none = {DIAG_NOFILE, 0, 0};
       diag_error(d, none,
-                 "pack '%s' holds nothing Mentat reads: it needs rules/board.yaml, rules/decks.yaml, rules/*.rules, "
+                 "pack '%s' holds nothing Mentat reads: it needs rules/board.yaml, rules/decks.yaml, rules/decks.NAME.yaml, rules/*.rules, "
                  "factions/*.yaml, factions/*.rules or variants/*.rules",
                  mods[i]);
       rc = -1;
@@ -226,6 +242,7 @@ int pack_layer(const char *base, const char *const *mods, int nmods, pack_files 
   if (!out->decks) sb_printf(&p, "%s%srules/decks.yaml", base, sep), out->decks = sb_take(&p);
   if (out->no_factions && L.yaml.n) mt_free(out->no_factions), out->no_factions = NULL;
   drain(&L.yaml, &out->yaml, &out->nyaml, &out->capyaml);
+  drain_by(&L.decks_add, &out->decks_add, &out->ndecks_add, &out->capdecks_add, by_layer);
   for (int k = 0; k < 3; k++) drain(&L.rules[k], &out->rules, &out->nrules, &out->caprules);
   return L.refused ? -1 : rc;
 }
@@ -234,6 +251,8 @@ void pack_files_fini(pack_files *pf) {
   mt_free(pf->board);
   mt_free(pf->decks);
   mt_free(pf->no_factions);
+  for (size_t i = 0; i < pf->ndecks_add; i++) mt_free(pf->decks_add[i]);
+  mt_free(pf->decks_add);
   for (size_t i = 0; i < pf->nyaml; i++) mt_free(pf->yaml[i]);
   mt_free(pf->yaml);
   for (size_t i = 0; i < pf->nrules; i++) mt_free(pf->rules[i]);

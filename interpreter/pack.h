@@ -24,6 +24,8 @@ const char *pack_find(const char *exe, char *buf, size_t n, strbuf *why);
 typedef struct pack_files {
   char *board, *decks;     /* rules/board.yaml, rules/decks.yaml of the last layer that has one */
   char *no_factions;       /* the base's factions/ when it cannot be opened, else NULL */
+  char **decks_add;        /* rules/decks.NAME.yaml (additions to the decks), by layer, then name */
+  size_t ndecks_add, capdecks_add;
   char **yaml;             /* factions/ *.yaml, sorted by file name */
   size_t nyaml, capyaml;
   char **rules;            /* rules/, then factions/, then variants/ *.rules, each sorted by file name */

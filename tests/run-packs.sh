@@ -92,6 +92,25 @@ expect "a mod's variant" 0 "1.08.03 (disabled)" \
 expect "a mod's variant, without the mod" 65 "mentat: error: unknown variant 'quiet_harvest'" \
   "$MENTAT" check --variant quiet_harvest
 
+# ---- rules/decks.NAME.yaml: an addition to the decks, not a replacement (docs/components.md)
+mkdir -p "$TMP/relics/rules" "$TMP/bad-add/rules"
+cp tests/fixtures/decks-add/decks.relics.yaml "$TMP/relics/rules/"
+expect "an addition appends to the base's deck" 0 '  pod_blade "Pod Blade" class=weapon type=poison charges=3' \
+  lines 'pod_blade' "$MENTAT" dump decks --pack "$TMP/relics"
+expect "an addition declares a deck" 0 "deck relics (1 cards, starts in relic_deck)" \
+  lines '^deck relics' "$MENTAT" dump decks --pack "$TMP/relics"
+expect "the base's decks stay whole" 0 "deck treachery (37 cards, starts in treachery_deck)" \
+  lines '^deck treachery' "$MENTAT" dump decks --pack "$TMP/relics"
+expect "a game plays with the addition" 0 "1" \
+  sh -c "$MENTAT play --pack $TMP/relics --factions atreides,harkonnen --seed 3 | grep -c '^game over'"
+expect "components.md's addition is the fixture, whole" 0 "" \
+  sh -c "awk '/^# rules\/decks.relics.yaml/{on=1} on&&/^\\\`\\\`\\\`/{exit} on' docs/components.md | diff - tests/fixtures/decks-add/decks.relics.yaml"
+printf 'decks:\n  treachery:\n    cards:\n      lasgun: { class: weapon }\n' >"$TMP/bad-add/rules/decks.bad.yaml"
+expect "an addition's card already in the deck" 65 "$TMP/bad-add/rules/decks.bad.yaml:4:7: error: card 'lasgun' is already in deck 'treachery' (to add copies of it: 'lasgun: { more: N }' and nothing else)
+    4 |       lasgun: { class: weapon }
+      |       ^~~~~~" \
+  "$MENTAT" play --pack "$TMP/bad-add" --factions atreides,harkonnen
+
 # ---- an expansion: --expansion NAME lays the pack's expansions/NAME like --pack (docs/expansions.md)
 X=expansions/ixians_tleilaxu
 expect "no expansion, no ixians: the message names it" 64 \
@@ -197,11 +216,11 @@ expect "a file, not a directory" 74 \
   "$MENTAT" check --pack rules/board.yaml
 mkdir -p "$TMP/empty/factions"
 expect "a pack with nothing Mentat reads" 65 \
-  "mentat: error: pack '$TMP/empty' holds nothing Mentat reads: it needs rules/board.yaml, rules/decks.yaml, rules/*.rules, factions/*.yaml, factions/*.rules or variants/*.rules" \
+  "mentat: error: pack '$TMP/empty' holds nothing Mentat reads: it needs rules/board.yaml, rules/decks.yaml, rules/decks.NAME.yaml, rules/*.rules, factions/*.yaml, factions/*.rules or variants/*.rules" \
   "$MENTAT" check --pack "$TMP/empty"
 expect "a file where Mentat never looks" 65 \
   "mentat: warning: pack '$FIX/stray': ignoring '$FIX/stray/smugglers.yaml' (a pack's files go in its rules/, factions/ or variants/)
-mentat: error: pack '$FIX/stray' holds nothing Mentat reads: it needs rules/board.yaml, rules/decks.yaml, rules/*.rules, factions/*.yaml, factions/*.rules or variants/*.rules" \
+mentat: error: pack '$FIX/stray' holds nothing Mentat reads: it needs rules/board.yaml, rules/decks.yaml, rules/decks.NAME.yaml, rules/*.rules, factions/*.yaml, factions/*.rules or variants/*.rules" \
   "$MENTAT" play --pack "$FIX/stray"
 expect "a YAML error" 65 "$FIX/bad-yaml/factions/broken.yaml:4:8: error: YAML syntax error: did not find expected ',' or '}'
     4 | leaders:

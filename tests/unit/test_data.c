@@ -5,6 +5,7 @@
  *
  * A golden's name prefix says what it is: board_ (a board file alone),
  * decks_ (after rules/board.yaml), faction_ (after rules/board.yaml and
+ * rules/decks.yaml), decksadd_ (an addition, rules/decks.NAME.yaml, laid over
  * rules/decks.yaml), state_ (a saved position against the full pack).
  * Runs from the repository root. */
 #define _POSIX_C_SOURCE 200809L
@@ -64,6 +65,7 @@ static char *run_golden(const char *name, const char *path) {
     else {
       data_load_board(ld, "rules/board.yaml");
       if (starts(name, "decks_")) rc = data_load_decks(ld, path);
+      else if (starts(name, "decksadd_")) rc = data_load_decks_adding(ld, "rules/decks.yaml", &path, 1);
       else {
         data_load_decks(ld, "rules/decks.yaml");
         rc = data_load_faction(ld, path);
@@ -320,6 +322,53 @@ static void attached_area_geometry(void **state) {
   board_def_free(def);
 }
 
+/* rules/decks.NAME.yaml: cards join the base's deck (its run of cards stays contiguous, the
+ * generated traitor deck after it), a new deck and pile exist, an enum gains a value, and the
+ * addition's deck attributes reach its own cards only. */
+static void additions_extend_the_decks(void **state) {
+  (void)state;
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  board_def *def = board_def_new();
+  data_loader *ld = data_loader_new(def, d);
+  const char *add = "tests/fixtures/decks-add/decks.relics.yaml";
+  assert_int_equal(data_load_board(ld, "rules/board.yaml"), 0);
+  assert_int_equal(data_load_decks_adding(ld, "rules/decks.yaml", &add, 1), 0);
+  assert_int_equal(data_load_faction(ld, "factions/atreides.yaml"), 0);
+  assert_int_equal(data_loader_finish(ld), 0);
+  assert_null(out.s);
+  const board_deck *t = &def->decks[board_deck_index(def, "treachery")];
+  assert_int_equal(t->ncards, 33 + 4);
+  int charges = board_card_attr_index(def, "charges"), cls = board_card_attr_index(def, "class");
+  assert_true(charges >= 0);
+  const board_card *blade = &def->cards[t->first_card + 33], *spare = &def->cards[t->first_card + 35];
+  assert_string_equal(blade->id, "pod_blade");
+  assert_int_equal(blade->attrs[charges], 3);
+  assert_string_equal(spare->id, "spare_shield");
+  assert_int_equal(spare->instance, 2);
+  assert_int_equal(spare->attrs[charges], 1); /* the card's own value wins */
+  assert_int_equal(def->cards[t->first_card].attrs[charges], 1); /* the base's cards: the default */
+  const board_card *fifth = &def->cards[t->first_card + 36];
+  assert_string_equal(fifth->id, "shield"); /* `more: 1`: a copy of the base's card, instance 5 of 5 */
+  assert_int_equal(fifth->instance, 5);
+  assert_int_equal(fifth->ninstances, 5);
+  assert_int_equal(fifth->attrs[cls], def->cards[t->first_card + 9].attrs[cls]);
+  assert_string_equal(def->cards[t->first_card + 9].id, "shield");
+  assert_int_equal(def->cards[t->first_card + 9].ninstances, 5);
+  int r = board_deck_index(def, "relics");
+  assert_true(r >= 0);
+  assert_int_equal(def->decks[r].pile, board_pile_index(def, "relic_deck"));
+  const board_card *relic = &def->cards[def->decks[r].first_card];
+  assert_string_equal(relic->id, "old_relic");
+  assert_string_equal(def->card_attrs[cls].values[relic->attrs[cls]], "relic");
+  for (int i = 0; i < def->ndecks; i++) /* every deck's cards contiguous */
+    for (int c = def->decks[i].first_card; c < def->decks[i].first_card + def->decks[i].ncards; c++)
+      assert_int_equal(def->cards[c].deck, i);
+  data_loader_free(ld);
+  board_def_free(def);
+  diag_free(d);
+}
+
 static void duplicate_key_has_a_note(void **state) {
   (void)state;
   const char *doc = "sectors: 2\nsectors: 3\n";
@@ -412,6 +461,7 @@ int main(void) {
       cmocka_unit_test(expansion_faction_is_data),
       cmocka_unit_test(faction_brings_an_area),
       cmocka_unit_test(attached_area_geometry),
+      cmocka_unit_test(additions_extend_the_decks),
       cmocka_unit_test(duplicate_key_has_a_note),
       cmocka_unit_test(missing_pack_is_an_error),
       cmocka_unit_test(endless_component_is_an_error),

@@ -211,6 +211,33 @@ static void mods_add_and_replace_by_path(void **s) {
   sb_free(&out);
 }
 
+/* rules/decks.NAME.yaml: every layer's additions are read, the base's first and then each
+ * mod's, by name within a layer; a later layer's file of the same name replaces one. */
+static void decks_additions_in_layer_order(void **s) {
+  (void)s;
+  make_layers();
+  touch("base/rules/decks.zz.yaml");
+  touch("a/rules/decks.b.yaml");
+  touch("a/rules/decks.a.yaml");
+  touch("b/rules/decks.a.yaml"); /* replaces a's, and is read with b */
+  touch("b/rules/decks..yaml");  /* no NAME: not an addition */
+  assert_int_equal(chdir(root), 0);
+  strbuf out = {0};
+  diag *d = diag_new(capture, &out);
+  const char *mods[] = {"a", "b"};
+  pack_files pf;
+  assert_int_equal(pack_layer("base", mods, 2, &pf, d), 0);
+  assert_int_equal(pf.ndecks_add, 3);
+  assert_string_equal(pf.decks_add[0], "base/rules/decks.zz.yaml");
+  assert_string_equal(pf.decks_add[1], "a/rules/decks.b.yaml");
+  assert_string_equal(pf.decks_add[2], "b/rules/decks.a.yaml");
+  assert_string_equal(pf.decks, "base/rules/decks.yaml");
+  assert_non_null(strstr(out.s, "ignoring 'b/rules/decks..yaml'"));
+  pack_files_fini(&pf);
+  diag_free(d);
+  sb_free(&out);
+}
+
 static void the_current_directory_names_rules_relatively(void **s) {
   (void)s;
   make_layers();
@@ -291,6 +318,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(the_current_directory_last, setup, teardown),
       cmocka_unit_test_setup_teardown(nowhere_names_every_file_probed, setup, teardown),
       cmocka_unit_test_setup_teardown(mods_add_and_replace_by_path, setup, teardown),
+      cmocka_unit_test_setup_teardown(decks_additions_in_layer_order, setup, teardown),
       cmocka_unit_test_setup_teardown(the_current_directory_names_rules_relatively, setup, teardown),
       cmocka_unit_test_setup_teardown(a_mod_with_nothing_is_an_error, setup, teardown),
       cmocka_unit_test_setup_teardown(a_base_without_files_names_them, setup, teardown),
