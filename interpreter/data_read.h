@@ -157,7 +157,7 @@ int data_resolve_area(data_loader *ld, const ys *v);
 int data_resolve_section(data_loader *ld, const ys *v);
 
 /* A faction file (data_faction.c): read, checked and added to the board. */
-/* The `piles:` reader and builder shared by the decks file and the faction sheets (data.c). */
+/* The `piles:` reader and builder shared by the decks file and the faction sheets (data_decks.c). */
 void data_read_piles(yr *r, raw_piles *p);
 void data_build_piles(data_loader *ld, const raw_piles *p);
 /* The `areas:` reader and builder of the faction sheets (data.c): areas in no sector and with no
@@ -168,6 +168,21 @@ void data_build_areas(data_loader *ld, const raw_areas *a, const char *who);
  * rules/board.yaml's `variables:`, added after the board's (an attached area's position...). */
 void data_read_vars(yr *r, raw_vars *v);
 void data_build_vars(data_loader *ld, const raw_vars *v, const char *who);
+/* The declaration readers shared by the board file (data.c) and the decks files (data_decks.c). */
+char *data_read_file(data_loader *ld, const char *path, size_t *len);
+void data_read_decls(yr *r, raw_decl **v, size_t *n, size_t *cap, bool is_var, const char *what);
+void data_make_attrs(data_loader *ld, raw_decl *raw, size_t n, board_attr **out, int *nout, unsigned allowed,
+                     const char *what);
+void data_parse_visibility(data_loader *ld, const ys *v, board_visibility *out);
+bool data_parse_scope(data_loader *ld, const ys *v, board_scope *s, bool section_ok);
+/* The decks file and its additions (data_decks.c): ADDS are laid over it in order. */
+int data_load_decks_with(data_loader *ld, const char *name, const char *text, size_t len, const char *const *adds,
+                         size_t nadds);
+int data_load_decks_raw(data_loader *ld, const char *name, const char *text, size_t len);
+/* A card of deck DECK added to the def (data_decks.c), and one attribute of it set from K: V; the
+ * generated leader deck of data_loader_finish uses both. */
+void data_add_card(data_loader *ld, const char *id, const char *name, int deck, int faction);
+void data_card_attr(data_loader *ld, int card, int32_t *attrs, const ys *k, const ys *v);
 int data_faction_load(data_loader *ld, const char *name, const char *text, size_t len);
 
 #endif
