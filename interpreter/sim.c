@@ -437,7 +437,7 @@ struct sim_play {
   int map[2][SIM_MAX_FACTIONS];
   long total;                /* the games of this shard: t = 0..total-1 is game k = I-1 + t*N (seed S+k) */
   unsigned char *held;       /* --resume: bit t set when the records hold game t already (NULL: none) */
-  long ntodo;                /* the games this process plays */
+  long nplay;                /* the games this process plays */
   int jobs;
   long done;                 /* games done now */
   FILE *rec;                 /* --records, appended game by game */
@@ -576,7 +576,7 @@ static int records_end(sim_play *P) {
 /* One game done: the progress line, if shown. */
 static void game_done(sim_play *P) {
   P->done++;
-  if (P->show && now() - P->shown > 0.25) progress(P->who, P->done, P->ntodo, P->t0, false), P->shown = now();
+  if (P->show && now() - P->shown > 0.25) progress(P->who, P->done, P->nplay, P->t0, false), P->shown = now();
 }
 
 /* In worker W: its share of the games still to play (every jobs-th one), each game's result lines
@@ -630,7 +630,7 @@ static int play_games(sim_play *P, long *missing) {
       rc = P->on_line(P, 0, b.s);
     }
     sb_free(&b);
-    if (P->show) progress(P->who, P->done, P->ntodo, P->t0, true);
+    if (P->show) progress(P->who, P->done, P->nplay, P->t0, true);
     return rc;
   }
   proc_crew c;
@@ -641,11 +641,11 @@ static int play_games(sim_play *P, long *missing) {
     return 70;
   }
   rc = proc_crew_collect(&c, crew_line, P);
-  if (P->show) progress(P->who, P->done, P->ntodo, P->t0, true);
+  if (P->show) progress(P->who, P->done, P->nplay, P->t0, true);
   if (rc < 0) { /* a signal: what was played is recorded; then die of it */
     records_end(P);
     if (P->plot) mt_out_abort(P->plot);
-    fprintf(stderr, "mentat %s: stopped by signal %d after %ld of %ld games", P->who, -rc, P->done, P->ntodo);
+    fprintf(stderr, "mentat %s: stopped by signal %d after %ld of %ld games", P->who, -rc, P->done, P->nplay);
     if (o->records) fprintf(stderr, "; the records of %ld games are in '%s': the same command with --resume plays the rest", P->resumed + P->done, o->records);
     fprintf(stderr, "\n");
     proc_die(-rc);
@@ -677,10 +677,10 @@ static int play_setup(sim_play *P, const sim_opts *o, const char *who, const mt_
   /* this shard's games: k = I-1, I-1+N, ... */
   P->total = o->games >= o->shard_i ? (o->games - o->shard_i) / o->shard_n + 1 : 0;
   if (o->records && (rc = records_begin(P)) != 0) return rc;
-  P->ntodo = P->total - P->resumed;
+  P->nplay = P->total - P->resumed;
   P->jobs = o->jobs;
-  if (P->jobs > P->ntodo && P->ntodo > 0) P->jobs = (int)P->ntodo;
-  if (P->ntodo == 0) P->jobs = 1;
+  if (P->jobs > P->nplay && P->nplay > 0) P->jobs = (int)P->nplay;
+  if (P->nplay == 0) P->jobs = 1;
   return 0;
 }
 
@@ -802,7 +802,7 @@ static void simulate_report(const sim_play *P, const sim_tally *T, long missing,
   printf("%ld games (%ld failed%s) in %.2f s with %d job%s: %.1f games/s, %.0f decisions/s, %.1f decisions per game\n",
          played + T->failures, T->failures, missing ? ", some missing: see below" : "", elapsed, P->jobs, P->jobs == 1 ? "" : "s",
          gps, dps, played ? (double)T->decisions / (double)played : 0);
-  if (missing) printf("%ld of the %ld games are missing: a worker stopped before reporting them (its reason is on standard error)\n", missing, P->ntodo);
+  if (missing) printf("%ld of the %ld games are missing: a worker stopped before reporting them (its reason is on standard error)\n", missing, P->nplay);
   if (P->resumed)
     printf("%ld games were in '%s' already (--resume): `mentat merge %s` summarizes the whole run\n", P->resumed, o->records, o->records);
   printf("VM: %.0f instructions/s; state: %zu bytes per game; listing and sampling one decision: at most %llu "
@@ -991,7 +991,7 @@ int sim_compare_main(const mt_rules *base, const mt_rules *variant, int argc, ch
   }
   if (missing) {
     fprintf(stderr, "mentat compare: %ld of the %ld games are missing: the summary below is of the games played only\n", missing,
-            P.ntodo);
+            P.nplay);
     rc = 70;
   }
   int src = sim_summary(&P.run, &out, P.plot);
