@@ -475,6 +475,9 @@ int64_t board_var_area_total(const board_layout *L, const unsigned char *st, int
 /* The geometry of a state (board_attach.c): the fixed board plus the attached areas where the state
  * puts them.  With no attached area each is the fixed function above. */
 int board_attached_section(const board_layout *L, const unsigned char *st, int area);
+/* The section of AREA in SECTOR, or -1: board_section_of, and for an attached area its one section
+ * in the sector of the section it stands on (tokens_at, occupants_at, a section variable). */
+int board_section_at(const board_layout *L, const unsigned char *st, int area, int sector);
 bool board_borders_at(const board_layout *L, const unsigned char *st, int a, int b);
 uint64_t board_neighbours_at(const board_layout *L, const unsigned char *st, int a);
 int board_distance_at(const board_layout *L, const unsigned char *st, int a, int b);

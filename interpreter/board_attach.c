@@ -22,6 +22,13 @@ int board_attached_section(const board_layout *L, const unsigned char *st, int a
   return s;
 }
 
+int board_section_at(const board_layout *L, const unsigned char *st, int area, int sector) {
+  int s = board_section_of(L->def, area, sector);
+  if (s >= 0 || sector < 0) return s;
+  int at = board_attached_section(L, st, area); /* an attached area takes its section's sector */
+  return at >= 0 && L->def->sections[at].sector == sector ? L->def->areas[area].first_section : -1;
+}
+
 /* The territory attached area A stands on, or -1. */
 static int host(const board_layout *L, const unsigned char *st, int a) {
   int s = board_attached_section(L, st, a);

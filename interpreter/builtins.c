@@ -27,6 +27,7 @@ static int64_t to_def_set(const vm *v, uint32_t gs) {
 static bool area_ok(const vm *v, int64_t t) { return t >= 0 && t < v->p->def->nareas; }
 static bool sector_ok(const vm *v, int64_t s) { return s >= 0 && s < v->p->def->nsectors; }
 
+
 int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   const board_def *def = v->p->def;
   const board_layout *L = v->L;
@@ -129,7 +130,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     gf = vm_game_faction(v, a[0]);
     RANGE_CHECK(area_ok(v, a[1]), a[1]);
     vm_dep(v, VM_DEP_TOKENS, (int)a[1]);
-    int s = board_section_of(def, (int)a[1], (int)a[2]);
+    int s = board_section_at(L, st, (int)a[1], (int)a[2]);
     if (gf < 0 || s < 0) return 0;
     int n = 0;
     for (int k = 0; k < def->nkinds; k++) n += board_tokens(L, st, s, gf, k);
@@ -139,7 +140,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     gf = vm_game_faction(v, a[0]);
     RANGE_CHECK(area_ok(v, a[2]) && a[1] >= 0 && a[1] < def->nkinds, a[2]);
     vm_dep(v, VM_DEP_TOKENS, (int)a[2]);
-    int s = board_section_of(def, (int)a[2], (int)a[3]);
+    int s = board_section_at(L, st, (int)a[2], (int)a[3]);
     return gf < 0 || s < 0 ? 0 : board_tokens(L, st, s, gf, (int)a[1]);
   }
   case BI_kinds_of:
@@ -201,7 +202,7 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
   case BI_occupants_at: {
     RANGE_CHECK(area_ok(v, a[0]), a[0]);
     vm_dep(v, VM_DEP_TOKENS, (int)a[0]);
-    int s = board_section_of(def, (int)a[0], (int)a[1]);
+    int s = board_section_at(L, st, (int)a[0], (int)a[1]);
     return s < 0 ? 0 : to_def_set(v, board_factions_in_section(L, st, s, 0));
   }
   case BI_occupied_by:
@@ -220,11 +221,13 @@ int64_t vm_builtin(vm *v, int id, const int64_t *a, int *err, int64_t *errv) {
     if (gf < 0) return 0;
     int64_t s = 0;
     const board_area *ar = &def->areas[a[1]];
+    int at = board_attached_section(L, st, (int)a[1]); /* an attached area: in the sector it stands in */
     for (int i = 0; i < ar->nsections; i++) {
       int sec = ar->first_section + i;
       int n = 0;
       for (int k = 0; k < def->nkinds; k++) n += board_tokens(L, st, sec, gf, k);
-      if (n && def->sections[sec].sector >= 0) s |= 1ll << def->sections[sec].sector;
+      int sector = def->sections[sec].sector >= 0 ? def->sections[sec].sector : at >= 0 ? def->sections[at].sector : -1;
+      if (n && sector >= 0) s |= 1ll << sector;
     }
     return s;
   }

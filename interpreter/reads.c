@@ -26,7 +26,8 @@ static uint32_t builtin_reads(int id, bool *storm, bool *geo) {
   *storm = false;
   /* the geometry of a state: where the attached areas stand (board_attach.c) */
   *geo = id == BI_borders || id == BI_neighbours || id == BI_distance || id == BI_within || id == BI_in_storm ||
-         id == BI_reachable || id == BI_reachable_from;
+         id == BI_reachable || id == BI_reachable_from || id == BI_tokens_at || id == BI_tokens_at_of ||
+         id == BI_occupants_at || id == BI_occupied_sectors;
   switch (id) {
   case BI_factions: case BI_territories: case BI_sectors: case BI_leaders_of: case BI_in_game: case BI_count:
   case BI_first: case BI_min: case BI_max: case BI_abs: case BI_div_up: case BI_div_round: case BI_sectors_of:

@@ -260,7 +260,7 @@ static int var_index(vm *v, const var_rec *vr, const int64_t *args, int *inst, i
       if (*inst < 0) return *err = VE_ABSENT, -1;
     } else if (vr->scope == BS_SECTION) {
       if (args[0] < 0 || args[0] >= def->nareas) return *err = VE_RANGE, -1;
-      int s = board_section_of(def, (int)args[0], (int)args[1]);
+      int s = board_section_at(v->L, v->st, (int)args[0], (int)args[1]);
       if (s < 0) return *err = VE_SECTION, -1;
       *inst = s;
     }
