@@ -176,6 +176,20 @@ expect "an attached area: the storm over its section refuses the move out" 0 \
   "  1.06.05.06 (Storm: no moving into, out of or through a sector in storm): 3 of them, e.g. move_forces wardens fortress imperial_basin 8 1" \
   lines '1.06.05.06' sh -c "printf '%s\n' \"\$1\" | $MENTAT repl --pack $FIX/fortress" _ "$FORT"
 
+# It takes its section's sector for its tokens too (occupied_sectors, tokens_at, tokens_at_of,
+# occupants_at, a section variable), and for nothing while it stands nowhere or in another sector.
+FORTS="new factions=atreides,wardens seed=1
+check occupied_sectors(wardens, fortress) == [s in sectors where false] and tokens_at(wardens, fortress, none) == 4
+set fortress_at = imperial_basin
+set fortress_sector = 9
+check 9 in occupied_sectors(wardens, fortress) and count(occupied_sectors(wardens, fortress)) == 1
+check tokens_at(wardens, fortress, 9) == 4 and tokens_at_of(wardens, normal, fortress, 9) == 4 and occupants_at(fortress, 9) == {wardens}
+check tokens_at(wardens, fortress, 8) == 0 and tokens_at(wardens, fortress, none) == 4 and board_spice(fortress, 9) == 0
+set fortress_sector = 8
+check tokens_at(wardens, fortress, 9) == 0 and tokens_at(wardens, fortress, 8) == 4 and 8 in occupied_sectors(wardens, fortress)"
+expect "an attached area: its tokens in the sector it stands in" 0 "5" \
+  sh -c "printf '%s\n' \"\$1\" | $MENTAT repl --pack $FIX/fortress | grep -c '^check passed'" _ "$FORTS"
+
 ABS_MENTAT=$(cd "$(dirname "$MENTAT")" && pwd)/mentat
 # `show board` lists an attached area with the section it stands on, or off the map; the SVG draws
 # its disc there (and nothing while it stands nowhere)
