@@ -317,6 +317,14 @@ static void attached_area_geometry(void **state) {
   assert_true(board_area_in_storm_at(L, st, keep, -1));
   assert_int_equal(board_reachable_at(L, st, keep, 3, 0), 1ull << keep);
   assert_false((board_reachable_at(L, st, carthag, 3, 0) >> keep) & 1u);
+  /* its one section answers for the sector it stands in (tokens_at, section variables), no other */
+  int own = def->areas[keep].first_section;
+  assert_int_equal(board_section_at(L, st, keep, -1), own);
+  assert_int_equal(board_section_at(L, st, keep, 9), own);
+  assert_int_equal(board_section_at(L, st, keep, 10), -1);
+  assert_int_equal(board_section_at(L, st, basin, 9), board_section_parse(def, "imperial_basin@9"));
+  board_var_set(L, st, at, 0, 0, -1);
+  assert_int_equal(board_section_at(L, st, keep, 9), -1);
   board_layout_free(L);
   free(st);
   board_def_free(def);
