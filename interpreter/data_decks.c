@@ -385,11 +385,17 @@ static void merge_decks(data_loader *ld, decks_raw *b, decks_raw *a) {
       raw_card c = ad->cards[j];
       const raw_card *same;
       if (card_known(ld, b, &c, old, &same)) continue;
-      if (same) { /* N more copies of SAME, its attributes and all (their instances follow its own) */
+      if (same) { /* N more copies of SAME, its attributes and all, placed right after its own (and
+                     after copies added before), so that the copies of a card stay contiguous:
+                     base_card and copy_in find a card's copies as the run of cards with its id */
         raw_card copy = *same;
         copy.count = c.more;
         copy.has_count = true;
+        size_t at = (size_t)(same - old->cards) + 1;
+        while (at < old->ncards && !strcmp(old->cards[at].id.s, same->id.s)) at++;
         AVEC_PUSH(&ld->ar, old->cards, old->ncards, old->capcards, copy);
+        memmove(&old->cards[at + 1], &old->cards[at], (old->ncards - 1 - at) * sizeof *old->cards);
+        old->cards[at] = copy;
         continue;
       }
       if (ad->nd) { /* the addition's deck attributes first, the card's own after (they win) */

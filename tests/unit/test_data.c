@@ -349,15 +349,18 @@ static void additions_extend_the_decks(void **state) {
   assert_int_equal(t->ncards, 33 + 4);
   int charges = board_card_attr_index(def, "charges"), cls = board_card_attr_index(def, "class");
   assert_true(charges >= 0);
-  const board_card *blade = &def->cards[t->first_card + 33], *spare = &def->cards[t->first_card + 35];
+  /* the fifth Shield lies right after the base's four (index 9..12), so the cards after them move
+     up by one and the addition's own cards follow the base's */
+  const board_card *blade = &def->cards[t->first_card + 34], *spare = &def->cards[t->first_card + 36];
   assert_string_equal(blade->id, "pod_blade");
   assert_int_equal(blade->attrs[charges], 3);
   assert_string_equal(spare->id, "spare_shield");
   assert_int_equal(spare->instance, 2);
   assert_int_equal(spare->attrs[charges], 1); /* the card's own value wins */
   assert_int_equal(def->cards[t->first_card].attrs[charges], 1); /* the base's cards: the default */
-  const board_card *fifth = &def->cards[t->first_card + 36];
-  assert_string_equal(fifth->id, "shield"); /* `more: 1`: a copy of the base's card, instance 5 of 5 */
+  const board_card *fifth = &def->cards[t->first_card + 13];
+  assert_string_equal(fifth->id, "shield"); /* `more: 1`: a copy of the base's card, instance 5 of 5, */
+  assert_string_equal(def->cards[t->first_card + 14].id, "snooper"); /* beside the other four */
   assert_int_equal(fifth->instance, 5);
   assert_int_equal(fifth->ninstances, 5);
   assert_int_equal(fifth->attrs[cls], def->cards[t->first_card + 9].attrs[cls]);
