@@ -56,7 +56,8 @@ static const char usage[] =
     "           [--shard I/N]\n"
     "                                     seeded games with invariants checked after every step\n"
     "                                     (--no-invariants: unchecked, for balance runs)\n"
-    "  compare [pack options] [--against W]... --variant V... --games N [--seed S] [--jobs J] [--bots B]\n"
+    "  compare [pack options] [--against W]... --variant V...|--without W... --games N [--seed S] [--jobs J]\n"
+    "          [--bots B]\n"
     "          [--search-budget P,H,W]\n"
     "          [--factions a,b] [--json|--csv] [--records FILE [--resume]] [--plot FILE.svg] [--quiet]\n"
     "          [--shard I/N]\n"
@@ -523,11 +524,39 @@ static int cmd_simulate(int argc, char **argv) {
 
 /* `mentat compare [pack options] [--against W]... --variant V... ...`: the
  * base rule set (the pack with the --against variants) and the variant one
- * (the pack with the --variant ones), loaded here; the games in sim.c. */
+ * (the pack with the --variant ones), loaded here; the games in sim.c.
+ * `--without W` (repeatable) measures an option switched ON: W is a variant
+ * that switches an option off (an expansion's no_OPTION); the base side plays
+ * every W (with the --against variants), the compared side the --variant ones
+ * and every W but one -- one comparison per W, on the same seeds, then one
+ * with none of them (every option on) when there are several. */
+#define COMPARE_MAX_WITHOUT 16
+static int compare_once(opts *ob, char **pack_args, int np, char **var_args, int nv, char **without, int nw, int skip,
+                        int ns, char **sim_args) {
+  opts ov = {0};
+  char *all_v[192];
+  int nva = 0;
+  static char variant_opt[] = "--variant";
+  for (int i = 0; i < np; i++) all_v[nva++] = pack_args[i];
+  for (int i = 0; i < nv; i++) all_v[nva++] = var_args[i];
+  for (int i = 0; i < nw; i++)
+    if (skip >= 0 && i != skip) all_v[nva++] = variant_opt, all_v[nva++] = without[i];
+  if (parse_opts(nva, all_v, &ov, 0) < 0) return EX_USAGE;
+  int code = EX_OK;
+  mt_rules *base = load(ob, &code);
+  if (!base) return code;
+  mt_rules *var = load(&ov, &code);
+  if (!var) return mt_rules_free(base), code;
+  code = sim_compare_main(base, var, ns, sim_args);
+  mt_rules_free(var);
+  mt_rules_free(base);
+  return code;
+}
+
 static int cmd_compare(int argc, char **argv) {
   opts ob = {0}, ov = {0};
-  char *pack_args[64], *base_args[128], *var_args[128], *sim_args[64];
-  int np = 0, nb = 0, nv = 0, ns = 0, nvariants = 0;
+  char *pack_args[64], *base_args[128], *var_args[128], *sim_args[64], *without[COMPARE_MAX_WITHOUT];
+  int np = 0, nb = 0, nv = 0, ns = 0, nvariants = 0, nw = 0;
   if (argc > 62) return fprintf(stderr, "mentat compare: too many arguments\n"), EX_USAGE;
   pack_args[np++] = argv[0];
   for (int i = 1; i < argc; i++) {
@@ -536,6 +565,9 @@ static int cmd_compare(int argc, char **argv) {
     if (has_arg || !strcmp(a, "--advanced") || !strcmp(a, "--native")) {
       pack_args[np++] = argv[i];
       if (has_arg && i + 1 < argc) pack_args[np++] = argv[++i];
+    } else if (!strcmp(a, "--without") && i + 1 < argc) {
+      if (nw == COMPARE_MAX_WITHOUT) return fprintf(stderr, "mentat compare: at most %d --without\n", COMPARE_MAX_WITHOUT), EX_USAGE;
+      without[nw++] = argv[++i];
     } else if ((!strcmp(a, "--variant") || !strcmp(a, "--against")) && i + 1 < argc) {
       char **to = a[2] == 'v' ? var_args : base_args;
       int *n = a[2] == 'v' ? &nv : &nb;
@@ -545,14 +577,41 @@ static int cmd_compare(int argc, char **argv) {
       to[(*n)++] = argv[++i];
     } else sim_args[ns++] = argv[i];
   }
-  if (!nvariants) return fprintf(stderr, "mentat compare: give the house rule to measure: --variant V (repeatable)\n"), EX_USAGE;
+  if (!nvariants && !nw)
+    return fprintf(stderr, "mentat compare: give the house rule to measure: --variant V (repeatable), or an option switched on: --without W\n"),
+           EX_USAGE;
+  if (nw > 1) /* several comparisons: each prints its own summary; one records file, shard or plot cannot hold them */
+    for (int i = 0; i < ns; i++)
+      if (!strcmp(sim_args[i], "--records") || !strcmp(sim_args[i], "--shard") || !strcmp(sim_args[i], "--plot") ||
+          !strcmp(sim_args[i], "--resume") || !strcmp(sim_args[i], "--csv"))
+        return fprintf(stderr, "mentat compare: %s takes one comparison: give one --without at a time\n", sim_args[i]), EX_USAGE;
   char *all_b[192], *all_v[192];
   int na = 0, nva = 0;
+  static char variant_opt[] = "--variant";
   for (int i = 0; i < np; i++) all_b[na++] = pack_args[i], all_v[nva++] = pack_args[i];
   for (int i = 0; i < nb; i++) all_b[na++] = base_args[i];
+  for (int i = 0; i < nw; i++) all_b[na++] = variant_opt, all_b[na++] = without[i];
   for (int i = 0; i < nv; i++) all_v[nva++] = var_args[i];
   if (parse_opts(na, all_b, &ob, 0) < 0 || parse_opts(nva, all_v, &ov, 0) < 0) return EX_USAGE;
   if (ob.nfiles || ov.nfiles) return fprintf(stderr, "mentat compare: unexpected argument '%s'\n", ob.files[0]), EX_USAGE;
+  if (nw) {
+    bool json = false;
+    for (int i = 0; i < ns; i++) json |= !strcmp(sim_args[i], "--json");
+    int worst = EX_OK;
+    for (int k = 0; k < nw + (nw > 1); k++) {
+      int skip = k < nw ? k : -1; /* -1: none of them, every option on */
+      if (!json && nw > 1) {
+        if (k) printf("\n");
+        if (skip >= 0) printf("== switched on: the option %s switches off (the others stay off) ==\n", without[skip]);
+        else printf("== switched on: every option of the --without variants ==\n");
+        fflush(stdout);
+      }
+      int code = compare_once(&ob, pack_args, np, var_args, nv, without, nw, nw > 1 ? skip : -1, ns, sim_args);
+      if (code > worst) worst = code;
+      if (code > 1) break;
+    }
+    return worst;
+  }
   int code = EX_OK;
   mt_rules *base = load(&ob, &code);
   if (!base) return code;

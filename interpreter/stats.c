@@ -217,10 +217,49 @@ static const char *label(const sim_side *sd, const char *none) {
   return sd->variants && *sd->variants ? sd->variants : none;
 }
 
+/* Whether the comma-separated list LIST names NAME (LEN bytes). */
+static bool list_has(const char *list, const char *name, size_t len) {
+  for (const char *p = list; p && *p;) {
+    const char *e = strchr(p, ',');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    if (n == len && !strncmp(p, name, len)) return true;
+    p = e ? e + 1 : NULL;
+  }
+  return false;
+}
+
+/* The subject of the verdict: the variant side's variants; or, when they are
+ * the base side's less some (compare --without: options switched on), "without
+ * W1, W2" naming the variants the variant side leaves out.  In BUF. */
+static const char *verdict_subject(const sim_run *run, strbuf *buf) {
+  const sim_side *B = &run->side[SIM_BASE], *V = &run->side[SIM_VARIANT];
+  const char *bl = B->variants ? B->variants : "", *vl = V->variants ? V->variants : "";
+  bool subset = true, fewer = false;
+  for (const char *p = vl; *p && subset;) {
+    const char *e = strchr(p, ',');
+    size_t n = e ? (size_t)(e - p) : strlen(p);
+    subset = list_has(bl, p, n);
+    p = e ? e + 1 : p + n;
+  }
+  if (subset)
+    for (const char *p = bl; *p;) {
+      const char *e = strchr(p, ',');
+      size_t n = e ? (size_t)(e - p) : strlen(p);
+      if (!list_has(vl, p, n)) {
+        sb_puts(buf, fewer ? ", " : "without ");
+        sb_printf(buf, "%.*s", (int)n, p);
+        fewer = true;
+      }
+      p = e ? e + 1 : p + n;
+    }
+  return subset && fewer ? buf->s : label(V, "the variant");
+}
+
 /* The verdict of a paired run, one line per significant faction and one for
  * the rest, each ending in a newline, appended to OUT. */
 static void verdict(const sim_run *run, const summary *S, strbuf *out) {
-  const char *who = label(&run->side[SIM_VARIANT], "the variant");
+  strbuf subject = {0};
+  const char *who = verdict_subject(run, &subject);
   for (int f = 0; f < run->nfactions; f++) {
     const faction_stats *fs = &S->fac[f];
     if (!fs->significant) continue;
@@ -230,6 +269,7 @@ static void verdict(const sim_run *run, const summary *S, strbuf *out) {
   }
   if (!S->nsig) sb_printf(out, "%s: no faction's win share changes significantly (all within noise)\n", who);
   else if (S->nsig < run->nfactions) sb_puts(out, "other factions within noise\n");
+  sb_free(&subject);
 }
 
 static void print_json(const sim_run *run, const summary *S) {

@@ -13,7 +13,8 @@
 #   7. usage errors: no --variant, a bad --shard; merge of a shard twice fails;
 #   8. simulate --json and its text give seed, ruleset, variants, bots, hash and intervals;
 #      simulate --shard and --records: its shards merge to the single run;
-#   9. progress shows on a terminal (script(1)), not with --quiet, not on a pipe.
+#   9. progress shows on a terminal (script(1)), not with --quiet, not on a pipe;
+#  10. --without W (an option switched on): one, several, written out, refusals.
 # Last line: N passed, N failed.
 BUILD=${BUILD:-build}
 MENTAT=$BUILD/mentat
@@ -147,6 +148,43 @@ if command -v script >/dev/null 2>&1; then
      ! grep -q "games/s" "$TMP/tty-quiet.out" && [ ! -s "$TMP/notty.err" ]; then ok
   else bad "progress on a terminal only, off with --quiet" "$(cat "$TMP/tty.out" "$TMP/tty-quiet.out" "$TMP/notty.err" | tr '\r' '\n' | tail -5)"; fi
 fi
+
+# 10. --without W: an option switched on (W its no_ variant), on the six base factions with an
+#     expansion (docs/balance.md, docs/expansions.md).  One --without: the base side plays W, the
+#     compared side not, and the verdict names it; several: one comparison each (the others off),
+#     then all together, one JSON line each; the first equals the same comparison written out with
+#     --against and --variant; records, shards and plots take one comparison only.
+SIX=atreides,bene_gesserit,emperor,fremen,harkonnen,spacing_guild
+EXP="--expansion ixians_tleilaxu --factions $SIX --games 24 --jobs 2"
+"$MENTAT" compare $EXP --without no_sandtrout --json >"$TMP/w1.json" 2>"$TMP/w1.err"
+rc=$?
+if [ $rc -eq 0 ] && "$JSONCHECK" <"$TMP/w1.json" && grep -q '"variants":\[\],"against":\["no_sandtrout"\]' "$TMP/w1.json" &&
+   grep -q '"verdict":\["without no_sandtrout' "$TMP/w1.json"; then ok
+else bad "--without no_sandtrout: base plays it, the compared side not, the verdict names it (exit $rc)" "$(cat "$TMP/w1.json" "$TMP/w1.err")"; fi
+"$MENTAT" compare $EXP --without no_sandtrout --without no_cheap_hero_traitor --json >"$TMP/w2.jsonl" 2>"$TMP/w2.err"
+rc=$?
+n=$(wc -l <"$TMP/w2.jsonl")
+parsed=0
+i=1
+while [ $i -le "$n" ]; do sed -n "${i}p" "$TMP/w2.jsonl" | "$JSONCHECK" && parsed=$((parsed + 1)); i=$((i + 1)); done
+if [ $rc -eq 0 ] && [ "$n" -eq 3 ] && [ $parsed -eq 3 ] &&
+   sed -n 3p "$TMP/w2.jsonl" | grep -q '"variants":\[\],"against":\["no_sandtrout","no_cheap_hero_traitor"\]' &&
+   sed -n 3p "$TMP/w2.jsonl" | grep -q '"verdict":\["without no_sandtrout, no_cheap_hero_traitor'; then ok
+else bad "two --without: three comparisons, one JSON line each, the last with every option on (exit $rc)" "$(cat "$TMP/w2.jsonl" "$TMP/w2.err")"; fi
+"$MENTAT" compare $EXP --against no_sandtrout --against no_cheap_hero_traitor --variant no_cheap_hero_traitor --json >"$TMP/w2a.json" 2>&1
+if sed -n 1p "$TMP/w2.jsonl" | cmp -s - "$TMP/w2a.json"; then ok
+else bad "the first --without comparison is --against both --variant the other, written out" "$(sed -n 1p "$TMP/w2.jsonl"; cat "$TMP/w2a.json")"; fi
+"$MENTAT" compare $EXP --without no_sandtrout --without no_cheap_hero_traitor >"$TMP/w2.txt" 2>&1
+if [ "$(grep -c '^== switched on: ' "$TMP/w2.txt")" -eq 3 ] && grep -q '^== switched on: every option of the --without variants ==' "$TMP/w2.txt"; then ok
+else bad "two --without, as text: three headed comparisons" "$(cat "$TMP/w2.txt")"; fi
+"$MENTAT" compare $EXP --without no_sandtrout --without no_cheap_hero_traitor --records "$TMP/w.jsonl" >"$TMP/w3.out" 2>&1
+rc=$?
+if [ $rc -eq 64 ] && grep -q 'give one --without at a time' "$TMP/w3.out" && [ ! -e "$TMP/w.jsonl" ]; then ok
+else bad "--records with several --without: refused before any game (exit $rc)" "$(cat "$TMP/w3.out")"; fi
+"$MENTAT" compare --games 2 >"$TMP/w4.out" 2>&1
+rc=$?
+if [ $rc -eq 64 ] && grep -q -- '--without W' "$TMP/w4.out"; then ok
+else bad "neither --variant nor --without: the usage names both (exit $rc)" "$(cat "$TMP/w4.out")"; fi
 
 echo "compare: $pass passed, $failn failed"
 [ $failn -eq 0 ]
