@@ -421,7 +421,10 @@ static int why_clause(repl *R, const char *rest) {
   }
   mt_game *g = at ? at : R->g;
   int rc = explain_why(g, rest, R->json, &b);
-  if (rc < 0) {
+  int dec = rc < 0 && !at ? repl_why_decision(R, rest) : 0; /* no action: a decision of the rules (`call traitor`)? */
+  if (dec) {
+    rc = dec > 0 ? 0 : -1;
+  } else if (rc < 0) {
     if (R->json) { /* the error as plain text: the JSON line wraps it */
       sb_free(&b);
       explain_why(g, rest, false, &b);

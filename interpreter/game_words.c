@@ -932,3 +932,10 @@ bool game_words_of_one_action(const mt_rules *r, const char *w, const char *v) {
     if (word_of_name(r->prog.actions[i].name, w) && word_of_name(r->prog.actions[i].name, v)) return true;
   return false;
 }
+
+/* TEXT read as players write it (read_words: names of several words joined into their ids, small
+ * words dropped) into W (in BUF); how many words. */
+int game_read_names(const mt_game *g, const char *text, char *buf, size_t cap, char **w, int max) {
+  uint8_t hint[96];
+  return read_words(g, text, 1, buf, cap, w, hint, max < 96 ? max : 96);
+}
