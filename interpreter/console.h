@@ -175,6 +175,15 @@ bool repl_question_clause(const char *text, strbuf *out);
 /* console_decide.c: `why` of a decision that is no action (a `may` or an `ask` of the rules):
  * 1 answered, 0 not about a decision, -1 failed. */
 int repl_why_decision(repl *R, const char *rest);
+/* console_quantity.c: CLAUSE comparing a count with a quantity (`bid more than they have`) as the
+ * clause `why` judges, with a witness value (OUT), what was judged (NOTE), and a supposition
+ * (`with 3 spice`: the expression HYPO is to be HVAL; HYPO empty if none); false if none. */
+bool repl_quantity_clause(repl *R, const char *clause, strbuf *out, strbuf *note, char *hypo, size_t hcap, int64_t *hval);
+/* console_quantity.c: CLAUSE naming a faction no parameter of its action takes (`the emperor pay
+ * for atreides revival`), read as the faction an expression of the action's parameters stands
+ * for (ally(f)): the clause without it (OUT), what it is (NOTE), *REFUSED when it is not that
+ * faction (a No whatever else); false if no such reading. */
+bool repl_reach_clause(repl *R, const char *clause, strbuf *out, strbuf *note, bool *refused);
 
 /* console_verify.c: can this ever happen? */
 int repl_cmd_verify(repl *R, int argc, char **argv);

@@ -311,6 +311,27 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where, bool 
 
 static int why_clause(repl *R, const char *rest);
 
+/* A No names the rules that refused; the rules in force that supersede one of them lift it in
+ * their cases (a Karama's bid beyond one's spice, 3.01.11.04; an ally's help, 1.10.02.04): said
+ * after the refusal when the answer does not name them yet.  TEXT is the answer so far. */
+static void lifted_by(repl *R, const char *text, strbuf *out) {
+  if (!text || strncmp(text, "No", 2)) return;
+  const program *p = &R->r->prog;
+  int n = 0;
+  for (int q = 0; q < p->nrules; q++) {
+    const rule_rec *rr = &p->rules[q];
+    if (rr->disabled || strstr(text, rr->id)) continue;
+    for (int k = 0; k < rr->nsup; k++) {
+      char key[96];
+      snprintf(key, sizeof key, "  %s (", p->rules[rr->sup[k]].id);
+      if (!strstr(text, key)) continue;
+      sb_printf(out, "%s%s (%s) lifts %s in its cases", n++ ? "; " : "\n(", rr->id, rr->title ? rr->title : "", p->rules[rr->sup[k]].id);
+      break;
+    }
+  }
+  if (n) sb_puts(out, ")");
+}
+
 /* Whether the verb of REST, read in G, leaves its action nothing to do (a count of 0 or less:
  * `revive fremen 3` once the Fremen have revived 3 this turn). */
 static bool verb_met(repl *R, mt_game *g, const char *rest) {
@@ -380,7 +401,33 @@ int repl_cmd_why(repl *R, const char *rest) {
   }
   strbuf clause = {0}; /* `why can't harkonnen move to arrakeen`: the clause without the question's words */
   if (repl_question_clause(rest, &clause) && clause.n) rest = clause.s;
-  int rc = why_clause(R, rest);
+  strbuf qc = {0}, note = {0}; /* `bid more than they have`: a witness value, said */
+  char hypo[128];
+  int64_t hval = 0;
+  mt_game *saved = NULL;
+  int rc = 0;
+  if (repl_quantity_clause(R, rest, &qc, &note, hypo, sizeof hypo, &hval) && qc.n) {
+    rest = qc.s;
+    say(R, "%s\n", note.s);
+    if (hypo[0]) { /* `with 3 spice`: the question asked of a copy of the game where it is so */
+      saved = R->g;
+      R->g = mt_clone(saved);
+      repl_attach(R, R->g);
+      char set[200];
+      snprintf(set, sizeof set, "%s = %lld", hypo, (long long)hval);
+      size_t keep = R->out.n;
+      rc = repl_cmd_set(R, set);
+      if (R->out.s && rc == 0) R->out.s[R->out.n = keep] = 0; /* what `set` said is not the answer */
+    }
+  }
+  if (rc == 0) rc = why_clause(R, rest);
+  if (saved) {
+    mt_game_free(R->g);
+    R->g = saved;
+    repl_attach(R, R->g);
+  }
+  sb_free(&qc);
+  sb_free(&note);
   sb_free(&clause);
   return rc;
 }
@@ -421,6 +468,21 @@ static int why_clause(repl *R, const char *rest) {
   }
   mt_game *g = at ? at : R->g;
   int rc = explain_why(g, rest, R->json, &b);
+  if (rc < 0 && !at) { /* a faction no parameter takes: the one the action is for (`pay for atreides revival`)? */
+    strbuf rc2 = {0}, note = {0};
+    bool refused = false;
+    if (repl_reach_clause(R, rest, &rc2, &note, &refused)) {
+      sb_free(&b);
+      say(R, "%s\n", note.s);
+      rc = why_clause(R, rc2.s);
+      sb_free(&rc2);
+      sb_free(&note);
+      sb_free(&where);
+      return rc;
+    }
+    sb_free(&rc2);
+    sb_free(&note);
+  }
   int dec = rc < 0 && !at ? repl_why_decision(R, rest) : 0; /* no action: a decision of the rules (`call traitor`)? */
   if (dec) {
     rc = dec > 0 ? 0 : -1;
@@ -468,6 +530,7 @@ static int why_clause(repl *R, const char *rest) {
         sb_puts(&R->out, "\nIts rules alone, judged in the position as it stands, would say:\n");
       }
       sb_puts(&R->out, b.s);
+      lifted_by(R, b.s, &R->out);
       if (where.n && !not_offered) sb_printf(&R->out, "\n(%s)", where.s);
       if (eff.n || stop.n) sb_puts(&R->out, at ? "\nif taken then, on a copy of the game:" : "\nif taken now, on a copy of the game:");
       if (eff.n) sb_printf(&R->out, "\n%s", eff.s);
