@@ -483,7 +483,8 @@ static int why_clause(repl *R, const char *rest) {
     sb_free(&rc2);
     sb_free(&note);
   }
-  int dec = rc < 0 && !at ? repl_why_decision(R, rest) : 0; /* no action: a decision of the rules (`call traitor`)? */
+  bool names_asked = b.s && (strstr(b.s, "did you mean") || strstr(b.s, "could be")); /* a name to correct: that is the answer */
+  int dec = rc < 0 && !at && !names_asked ? repl_why_decision(R, rest) : 0; /* no action: a decision of the rules (`call traitor`)? */
   if (dec) {
     rc = dec > 0 ? 0 : -1;
   } else if (rc < 0) {

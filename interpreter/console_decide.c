@@ -99,7 +99,7 @@ static bool words_match(const char *a, const char *b) {
   if (!strcmp(a, b)) return true;
   if (l >= 5 && !strncmp(a, b, l)) return true;
   if (l >= 3 && m - l <= 3 && !strncmp(a, b, l)) return true;
-  return l >= 4 && m - l <= 3 && la > 1 && lb > 1 && !strncmp(a, b, l - 1) && (a[l - 1] == 'e' || b[l - 1] == 'e');
+  return l >= 6 && m - l <= 3 && !strncmp(a, b, l - 1) && (a[l - 1] == 'e' || b[l - 1] == 'e');
 }
 
 /* Whether TEXT holds the id NAME, in any case, its `_` read as spaces (`Karama`, `Duncan Idaho`). */
