@@ -172,6 +172,8 @@ bool repl_question(repl *R, const char *line, strbuf *out);
 int repl_edit_settle(repl *R, mt_game *before);
 /* console_ask.c: TEXT without the words that only make it a question (`can't`, `is it legal`). */
 bool repl_question_clause(const char *text, strbuf *out);
+/* console_ask.c: a word asking what something costs (`pay`, `price`, `free`). */
+bool repl_cost_word(const char *k);
 /* console_decide.c: `why` of a decision that is no action (a `may` or an `ask` of the rules):
  * 1 answered, 0 not about a decision, -1 failed. */
 int repl_why_decision(repl *R, const char *rest);

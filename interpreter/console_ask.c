@@ -311,6 +311,35 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where, bool 
 
 static int why_clause(repl *R, const char *rest);
 
+/* `can the emperor summon a sandstorm?`: the parser, finding no action, names the subject
+ * (`unknown action 'emperor'`); the words naming nothing of the rules are the ones to say. */
+static void unknown_verb(repl *R, const char *rest, strbuf *b) {
+  const char *pre = "unknown action '";
+  if (!b->s || strncmp(b->s, pre, strlen(pre))) return;
+  char first[64];
+  snprintf(first, sizeof first, "%s", b->s + strlen(pre));
+  char *q = strchr(first, '\'');
+  if (q) *q = 0;
+  if (board_faction_find(DEF(R), first) < 0) return;
+  char buf[1024];
+  char *w[64];
+  int nw = game_read_names(R->g, rest, buf, sizeof buf, w, 64);
+  strbuf none = {0};
+  const board_def *def = DEF(R);
+  for (int i = 0; i < nw; i++) {
+    char stem[64];
+    bool name = board_faction_find(def, w[i]) >= 0 || board_area_index(def, w[i]) >= 0 || board_leader_index(def, w[i]) >= 0 ||
+                board_card_index(def, w[i]) >= 0 || board_kind_index(def, w[i]) >= 0 || strchr("0123456789-", w[i][0]);
+    if (!name && !game_word_names_action(R->r, w[i], stem, sizeof stem)) sb_printf(&none, "%s'%s'", none.n ? ", " : "", w[i]);
+  }
+  if (none.n) {
+    sb_free(b);
+    sb_printf(b, "no action of the rules, nor a decision they ask, is named by %s (`legal %s` lists what %s can do now; `rules WORD` "
+                 "searches the rules)", none.s, first, first);
+  }
+  sb_free(&none);
+}
+
 /* A No names the rules that refused; the rules in force that supersede one of them lift it in
  * their cases (a Karama's bid beyond one's spice, 3.01.11.04; an ally's help, 1.10.02.04): said
  * after the refusal when the answer does not name them yet.  TEXT is the answer so far. */
@@ -488,6 +517,7 @@ static int why_clause(repl *R, const char *rest) {
   if (dec) {
     rc = dec > 0 ? 0 : -1;
   } else if (rc < 0) {
+    unknown_verb(R, rest, &b);
     if (R->json) { /* the error as plain text: the JSON line wraps it */
       sb_free(&b);
       explain_why(g, rest, false, &b);
@@ -599,7 +629,7 @@ bool repl_question_clause(const char *text, strbuf *out) {
 
 /* Words asking what something costs (`does the guild pay for shipping`, `what does it cost X to
  * ship`, `how much spice does X spend`). */
-static bool cost_word(const char *k) {
+bool repl_cost_word(const char *k) {
   static const char *const cost[] = {"pay", "pays", "paid", "paying", "spend", "spends", "spent", "charge", "charges",
                                      "charged", "price", "cost", "costs", "fee", "owe", "owes", "free", "cheap", "cheaper", "cheapest", "half",
                                      "full", "rate", "rates", "discount"};
@@ -619,7 +649,7 @@ static bool cost_question(repl *R, char **w, int n, strbuf *out) {
   for (int i = 0; i < n; i++) {
     char k[64];
     grammar_key(w[i], k, sizeof k);
-    if (cost_word(k)) costs = costs < 0 ? i : costs;
+    if (repl_cost_word(k)) costs = costs < 0 ? i : costs;
     else if (act < 0 && game_word_names_action(R->r, k, stem, sizeof stem)) act = i;
   }
   char kc[64];
@@ -631,12 +661,33 @@ static bool cost_question(repl *R, char **w, int n, strbuf *out) {
   for (int i = 0; i < n; i++) {
     char k[64];
     grammar_key(w[i], k, sizeof k);
-    if (cost_word(k) && game_words_of_one_action(R->r, k, ka)) return false;
+    if (repl_cost_word(k) && game_words_of_one_action(R->r, k, ka)) return false;
+  }
+  /* `can atreides pay for the fremen's shipment?`: the possessive names whose action it is, the
+   * subject the payer: the owner first, the subject after it (a later faction parameter) */
+  int subj = -1, owner = -1;
+  for (int i = 0; i < n; i++) {
+    size_t l = strlen(w[i]);
+    char base[64];
+    bool poss = l > 2 && (!strcmp(w[i] + l - 2, "'s") || !strcmp(w[i] + l - 3, "s'") || !strcmp(w[i] + l - 3, "'s?"));
+    grammar_key(w[i], base, sizeof base);
+    size_t bl = strlen(base);
+    if (poss && bl > 1 && base[bl - 1] == 's') base[bl - 1] = 0;
+    int f = board_faction_find(DEF(R), base);
+    if (f < 0) {
+      grammar_key(w[i], base, sizeof base);
+      f = board_faction_find(DEF(R), base);
+    }
+    if (f < 0) continue;
+    if (poss && owner < 0 && subj >= 0) owner = i;
+    else if (subj < 0) subj = i;
   }
   for (int i = 0; i < n; i++) {
     char k[64];
     grammar_key(w[i], k, sizeof k);
-    if (!cost_word(k)) sb_printf(out, "%s%s", out->n ? " " : "", w[i]);
+    if (owner >= 0 && i == subj) continue;
+    if (!repl_cost_word(k)) sb_printf(out, "%s%s", out->n ? " " : "", w[i]);
+    if (owner >= 0 && i == owner) sb_printf(out, " %s", w[subj]);
   }
   return true;
 }

@@ -158,9 +158,73 @@ static int phase_of_rule(const program *p, int q) {
   return q;
 }
 
+/* The question's values put for the local names of a condition (`holds_traitor(f, l)` asked of
+ * harkonnen about duncan_idaho: holds_traitor(harkonnen, duncan_idaho)): the site's faction name
+ * is the asker, a local of another type the value the question names of that type.  Into OUT,
+ * true when every local name got a value. */
+typedef struct qvals {
+  const char *asker, *site_f; /* the asker's id; the name the site asks (`may f`: f) */
+  char (*names)[64];
+  int nnames;
+} qvals;
+
+static const char *value_for(const mt_game *g, const qvals *Q, const node *n) {
+  const board_def *def = g->r->def;
+  if (Q->site_f && !strcmp(n->name, Q->site_f)) return Q->asker;
+  for (int i = 0; i < Q->nnames; i++) {
+    const char *v = Q->names[i];
+    bool fits = (n->ty == TY_LEADER && board_leader_index(def, v) >= 0) || (n->ty == TY_TERRITORY && board_area_index(def, v) >= 0) ||
+                (n->ty == TY_CARD && board_card_index(def, v) >= 0) || (n->ty == TY_FACTION && board_faction_find(def, v) >= 0);
+    if (fits) return v;
+  }
+  return NULL;
+}
+
+typedef struct subst {
+  uint32_t start, end;
+  const char *text;
+} subst;
+
+static bool collect_locals(const mt_game *g, const qvals *Q, const node *n, subst *sv, int *ns, int depth) {
+  if (!n || depth > 60) return true;
+  if (n->kind == AST_NAME && n->slot >= 0 && n->name) {
+    const char *v = value_for(g, Q, n);
+    if (!v || *ns >= 16) return false;
+    sv[*ns].start = n->span.start, sv[*ns].end = n->span.end, sv[*ns].text = v;
+    (*ns)++;
+    return true;
+  }
+  for (uint32_t i = 0; i < n->nkids; i++)
+    if (!collect_locals(g, Q, n->kids[i], sv, ns, depth + 1)) return false;
+  return true;
+}
+
+static bool cond_with_values(mt_game *g, const qvals *Q, const node *c, strbuf *out) {
+  subst sv[16];
+  int ns = 0;
+  if (!collect_locals(g, Q, c, sv, &ns, 0) || !ns) return false;
+  size_t len;
+  const char *src = diag_source_text(g->r->d, c->span.file, &len);
+  uint32_t a = c->span.start, b = c->span.end;
+  full_extent(c, c->span.file, &a, &b, 0);
+  if (!src || b > len) return false;
+  for (uint32_t at = a; at < b;) {
+    int k = -1;
+    for (int i = 0; i < ns && k < 0; i++)
+      if (sv[i].start == at) k = i;
+    if (k >= 0) {
+      sb_puts(out, sv[k].text);
+      at = sv[k].end;
+    } else {
+      sb_printf(out, "%c", src[at++]);
+    }
+  }
+  return true;
+}
+
 /* Where a site is asked, said into OUT: the rule, the event or procedure that brings it about and
  * the rules doing so (with their phases), the conditions around it. */
-static void site_when(mt_game *g, const dsite *s, strbuf *out) {
+static void site_when(mt_game *g, const dsite *s, const qvals *Q, strbuf *out) {
   const program *p = &g->r->prog;
   const rule_rec *rr = &p->rules[s->rule];
   sb_printf(out, "asked by %s (%s)", rr->id, rr->title ? rr->title : "");
@@ -189,6 +253,15 @@ static void site_when(mt_game *g, const dsite *s, strbuf *out) {
     src_text(g, s->cond[i], out);
     if (s->negated[i]) sb_puts(out, ")");
   }
+  for (int i = 0; i < s->ncond && Q; i++) { /* the conditions with the question's values, judged now */
+    strbuf e = {0}, err = {0};
+    int64_t v;
+    int ty;
+    if (cond_with_values(g, Q, s->cond[i], &e) && game_eval(g, e.s, &v, &ty, &err) && ty == TY_BOOL)
+      sb_printf(out, "; now %s is %s", e.s, v ? "true" : "false");
+    sb_free(&e);
+    sb_free(&err);
+  }
 }
 
 /* Does the pending decision of G come from site S, asked of faction F (-1: anyone)? */
@@ -205,6 +278,34 @@ static bool asks_site(mt_game *g, const dsite *s, int f) {
 static bool prompt_names(const char *prompt, char names[][64], int nnames) {
   for (int i = 0; i < nnames; i++)
     if (!holds_name(prompt, names[i])) return false;
+  return true;
+}
+
+/* The lines of LOG (narration of the rest of the phase) that the rules of the sites S wrote about
+ * faction F: a decision the rules take for it without asking (the Atreides look at the card in
+ * the Basic game, 2.01.05).  Said into OUT as a Yes without a decision; false if none. */
+static bool auto_lines(const char *log, const program *p, const dsite *s, int ns, const char *f, strbuf *out) {
+  strbuf said = {0};
+  for (const char *line = log; line && *line;) {
+    const char *end = strchr(line, '\n');
+    size_t n = end ? (size_t)(end - line) : strlen(line);
+    for (int i = 0; i < ns; i++) {
+      char tag[80];
+      int tl = snprintf(tag, sizeof tag, "[%s]", p->rules[s[i].rule].id);
+      bool names = false; /* the faction named in the line (in any case) */
+      size_t fl = strlen(f);
+      for (size_t k = 0; k + fl <= n && !names; k++) names = !strncasecmp(line + k, f, fl);
+      if (n >= (size_t)tl && !strncmp(line, tag, (size_t)tl) && names) {
+        sb_printf(&said, "\n  %.*s", (int)n, line);
+        break;
+      }
+    }
+    line = end ? end + 1 : NULL;
+  }
+  if (!said.n) return false;
+  sb_printf(out, "Yes, without a decision: the rules do it for %s in the rest of this phase (played on a copy, the passive policy "
+                 "answering), without asking:%s", f, said.s);
+  sb_free(&said);
   return true;
 }
 
@@ -231,8 +332,10 @@ int repl_why_decision(repl *R, const char *rest) {
       if (nnames < 8) snprintf(names[nnames++], 64, "%s", w[i]);
       continue;
     }
-    char k[32];
+    char k[32], stem[64];
     match_key(w[i], k, sizeof k);
+    /* a word naming an action (`bid`, `revive`) or a price (`pay`) says what an action says: never a decision's */
+    if (game_word_names_action(R->r, k, stem, sizeof stem) || repl_cost_word(k)) continue;
     if (!common_word(k) && nq < 32) snprintf(q[nq++], 32, "%s", k);
   }
   if (!nq) return 0;
@@ -240,7 +343,7 @@ int repl_why_decision(repl *R, const char *rest) {
   int ns = decision_sites(p, s), best = 0;
   for (int i = 0; i < ns; i++) {
     int sf = site_faction(def, &s[i]);
-    if (fac >= 0 && sf >= 0 && sf != fac) continue;
+    bool theirs = fac >= 0 && sf >= 0 && sf != fac; /* asked of another faction only (the Voice, for the Fremen) */
     bool seen[32] = {false};
     int m = 2 * text_matches(s[i].n->kids[1]->str, q, nq, seen); /* the prompt's words, then the rule's title */
     m += text_matches(p->rules[s[i].rule].title, q, nq, seen);
@@ -248,6 +351,7 @@ int repl_why_decision(repl *R, const char *rest) {
       if (holds_name(s[i].n->kids[1]->str, names[k])) m += 2;
     if (m && !text_matches(s[i].n->kids[1]->str, q, nq, (bool[32]){false})) m = 0; /* the prompt must say something of it */
     m = p->rules[s[i].rule].disabled ? 2 * m - 1 : 2 * m; /* in force first, at equal match */
+    m = theirs ? 2 * m - 1 : 2 * m;                          /* the asker's own first, at equal match */
     s[i].score = m;
     if (m > best) best = m;
   }
@@ -260,13 +364,17 @@ int repl_why_decision(repl *R, const char *rest) {
   }
   const char *fid = fac >= 0 ? def->factions[fac].id : "anyone";
   bool in_force = !p->rules[s[0].rule].disabled; /* a group is all in force or none (the scores say) */
+  int owner = site_faction(def, &s[0]);
+  bool theirs = fac >= 0 && owner >= 0 && owner != fac; /* likewise all another faction's */
   strbuf out = {0};
   int found = -1;
   bool named_ok = true;
   for (int i = 0; i < nbest && found < 0; i++)
     if (asks_site(g0, &s[i], fac)) found = i;
   const mt_decision *d;
-  if (!in_force) {
+  if (theirs) {
+    sb_printf(&out, "No: %s asked of %s only, never of %s", nbest == 1 ? "this decision is" : "these decisions are", def->factions[owner].id, fid);
+  } else if (!in_force) {
     sb_printf(&out, "No: the rules that ask %s are not in force in this game (%s)", nbest == 1 ? "it" : "them",
               R->advanced ? "a variant's or an expansion's" : "the Advanced game's, or a variant's");
   } else if (found >= 0 && (d = mt_pending(g0)) != NULL) {
@@ -276,6 +384,11 @@ int repl_why_decision(repl *R, const char *rest) {
   } else { /* forward on a copy, within this phase, the passive policy answering */
     int phase = -1;
     mt_game *g = repl_forward_copy(R, &phase);
+    strbuf log = R->log, fired = R->fired; /* what the rules narrate on the way: an automatic answer */
+    R->log = (strbuf){0};
+    R->fired = (strbuf){0};
+    repl_attach(R, g);
+    g->v.fired = NULL;
     uint64_t rng = R->bot_rng;
     strbuf taken = {0};
     int n = 0;
@@ -300,6 +413,10 @@ int repl_why_decision(repl *R, const char *rest) {
       if (mt_apply(g, &x, NULL) < 0) break;
     }
     if (found < 0 && repl_chance_pending(g)) { /* a random event on the way, without an outcome */
+      sb_free(&R->log);
+      sb_free(&R->fired);
+      R->log = log;
+      R->fired = fired;
       sb_free(&taken);
       sb_free(&out);
       mt_free(s);
@@ -312,14 +429,20 @@ int repl_why_decision(repl *R, const char *rest) {
       sb_printf(&out, "Yes, later in this phase: %s will be asked '%s' (rule %s, %s), after %d decision%s the passive policy took", d->faction, d->prompt,
                 d->rule, p->rules[s[found].rule].title, n, n == 1 ? "" : "s");
       if (n) sb_printf(&out, ": %s", taken.s);
+    } else if (auto_lines(R->log.s, p, s, nbest, fid, &out)) {
     } else {
       sb_printf(&out, "No: %s is not asked %s now nor before %s", fid, nbest == 1 ? "this" : "any of these",
                 mt_status(g) == MT_FINISHED ? "the game ends" : phase >= 0 ? "this phase ends" : "the next phase to begin ends");
       if (phase >= 0) sb_printf(&out, " (%s %s)", p->rules[phase].id, p->rules[phase].title ? p->rules[phase].title : "");
-      sb_puts(&out, ", the passive policy answering the decisions before");
+      sb_puts(&out, ", the passive policy answering the decisions before (other answers may bring it about: when the rules ask it is "
+                    "said below)");
     }
     sb_free(&taken);
     mt_game_free(g);
+    sb_free(&R->log);
+    sb_free(&R->fired);
+    R->log = log;
+    R->fired = fired;
     repl_attach(R, R->g);
   }
   /* the decisions the question was read as, and when the rules ask each */
@@ -328,7 +451,9 @@ int repl_why_decision(repl *R, const char *rest) {
     int sf = site_faction(def, &s[i]);
     sb_printf(&out, "\n  '%s'%s (%s %s), ", s[i].n->kids[1]->str, p->rules[s[i].rule].disabled ? " [not in force]" : "", s[i].n->kind == AST_MAY ? "a yes/no of" : "a choice of",
               sf >= 0 ? def->factions[sf].id : "the faction the rule names");
-    site_when(R->g, &s[i], &out);
+    const node *sfn = s[i].n->kids[0];
+    qvals Q = {fac >= 0 ? def->factions[fac].id : NULL, sfn && sfn->kind == AST_NAME ? sfn->name : NULL, names, nnames};
+    site_when(R->g, &s[i], fac >= 0 ? &Q : NULL, &out);
   }
   if (nnames) {
     sb_puts(&out, "\n(the question names");

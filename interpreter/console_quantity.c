@@ -141,9 +141,11 @@ bool repl_quantity_clause(repl *R, const char *clause, strbuf *out, strbuf *note
       cmp = than = i, mode = 1;
     } else if ((!strcmp(k[i], "all") || !strcmp(k[i], "everything")) && i + 1 < n) {
       cmp = than = i, mode = 0;
-    } else if (!strcmp(k[i], "with") && i + 2 < n && is_num(k[i + 1])) {
+    } else if (!strcmp(k[i], "with")) { /* with [only|just] N NOUN */
+      int j = i + 1;
+      while (j < n && (!strcmp(k[j], "only") || !strcmp(k[j], "just") || !strcmp(k[j], "exactly"))) j++;
       char e[128];
-      if (fac >= 0 && quantity_word(g, k[i + 2], def->factions[fac].id, e, sizeof e)) cmp = than = i, mode = 2;
+      if (j + 1 < n && is_num(k[j]) && fac >= 0 && quantity_word(g, k[j + 1], def->factions[fac].id, e, sizeof e)) cmp = i, than = j, mode = 2;
     }
   }
   if (cmp < 0 || fac < 0) {
@@ -154,10 +156,10 @@ bool repl_quantity_clause(repl *R, const char *clause, strbuf *out, strbuf *note
   char expr[128] = "";
   int end = than + 1; /* the quantity's words: after `than`, up to a word that is an argument again */
   if (mode == 2) {
-    quantity_word(g, k[cmp + 2], f, expr, sizeof expr);
+    quantity_word(g, k[than + 1], f, expr, sizeof expr);
     snprintf(hypo, hcap, "%s", expr);
-    *hval = strtoll(k[cmp + 1], NULL, 10);
-    end = cmp + 3;
+    *hval = strtoll(k[than], NULL, 10);
+    end = than + 2;
   } else {
     for (int i = cmp + 1; i < than; i++) /* `more spice than`: the noun between */
       if (!expr[0]) quantity_word(g, k[i], f, expr, sizeof expr);
