@@ -186,6 +186,9 @@ bool repl_quantity_clause(repl *R, const char *clause, strbuf *out, strbuf *note
  * for (ally(f)): the clause without it (OUT), what it is (NOTE), *REFUSED when it is not that
  * faction (a No whatever else); false if no such reading. */
 bool repl_reach_clause(repl *R, const char *clause, strbuf *out, strbuf *note, bool *refused);
+/* console_quantity.c: CLAUSE naming a faction by its relation to the subject (`its ally`): the
+ * clause with the faction it is now (OUT), what was read (NOTE), *NONE when there is none. */
+bool repl_relation_clause(repl *R, const char *clause, strbuf *out, strbuf *note, bool *none);
 
 /* console_verify.c: can this ever happen? */
 int repl_cmd_verify(repl *R, int argc, char **argv);

@@ -254,7 +254,7 @@ static bool offers(mt_game *g, int64_t f, int a) {
  * passive policy answering every decision before (within the current phase).  Returns the copy
  * (NULL: judge the game as it stands) and says in WHERE where it judged, or why it could not. */
 static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where, bool *not_offered) {
-  if (c->action < 0 || offers(R->g, c->args[0], c->action)) return NULL;
+  if (c->action < 0 || c->args[0] < 0 || c->args[0] >= DEF(R)->nfactions || offers(R->g, c->args[0], c->action)) return NULL; /* (`none`) */
   int st = mt_status(R->g);
   if (st == VM_IDLE || st == MT_FINISHED || st == MT_FAILED) return NULL;
   const program *p = &R->r->prog;
@@ -399,6 +399,7 @@ static bool run_forward(repl *R, const char *rest, const mt_choice *c, strbuf *o
   R->bots = saved_bots;
   R->g = saved;
   bool ok = rc == 0 && !repl_chance_pending(g);
+  if (ok && (c->args[0] < 0 || c->args[0] >= DEF(R)->nfactions)) ok = false; /* no faction (`none`): nothing to say of it */
   if (ok) { /* the lines naming the faction, whatever their case */
     const char *fac = DEF(R)->factions[c->args[0]].id;
     size_t fl = strlen(fac);
@@ -430,6 +431,12 @@ int repl_cmd_why(repl *R, const char *rest) {
   }
   strbuf clause = {0}; /* `why can't harkonnen move to arrakeen`: the clause without the question's words */
   if (repl_question_clause(rest, &clause) && clause.n) rest = clause.s;
+  strbuf rel = {0}, relnote = {0}; /* `give spice to its ally`: the faction it is now */
+  bool none = false;
+  if (repl_relation_clause(R, rest, &rel, &relnote, &none)) {
+    say(R, "%s\n", relnote.s);
+    if (!none) rest = rel.s; /* none: the words stay (a decision about `their ally` is still one) */
+  }
   strbuf qc = {0}, note = {0}; /* `bid more than they have`: a witness value, said */
   char hypo[128];
   int64_t hval = 0;
@@ -450,6 +457,7 @@ int repl_cmd_why(repl *R, const char *rest) {
     }
   }
   if (rc == 0) rc = why_clause(R, rest);
+  if (rc < 0 && none) say(R, "\n(that faction is none now: there is nothing to judge)");
   if (saved) {
     mt_game_free(R->g);
     R->g = saved;
@@ -457,6 +465,8 @@ int repl_cmd_why(repl *R, const char *rest) {
   }
   sb_free(&qc);
   sb_free(&note);
+  sb_free(&rel);
+  sb_free(&relnote);
   sb_free(&clause);
   return rc;
 }
@@ -679,6 +689,9 @@ static bool cost_question(repl *R, char **w, int n, strbuf *out) {
       f = board_faction_find(DEF(R), base);
     }
     if (f < 0) continue;
+    char next[64], nstem[64]; /* `the atreides shipment`: a faction before a noun of an action is its owner too */
+    grammar_key(i + 1 < n ? w[i + 1] : "", next, sizeof next);
+    poss |= *next && game_word_names_action(R->r, next, nstem, sizeof nstem);
     if (poss && owner < 0 && subj >= 0) owner = i;
     else if (subj < 0) subj = i;
   }

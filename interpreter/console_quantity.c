@@ -87,6 +87,55 @@ static bool action_quantity(mt_game *g, int a, const char *f, char *out, size_t 
   return ar->pdomain[k] && !ar->plisted[k] && quantity_in(g, ar->pdomain[k], f, out, cap, 0);
 }
 
+/* The upper bound of the count's domain (`1..tokens(f, origin)`) with the arguments of C put
+ * for the parameters it reads, into OUT: false if it reads one left open. */
+static bool domain_bound(mt_game *g, const mt_choice *c, char *out, size_t cap) {
+  const action_rec *ar = &g->r->prog.actions[c->action];
+  int k = -1;
+  for (int i = 1; i < ar->nparams && k < 0; i++)
+    if (ar->ptype[i] == TY_INT) k = i;
+  if (k < 0 || !ar->pdomain[k] || ar->pdomain[k]->kind != AST_RANGE || ar->plisted[k]) return false;
+  const node *hi = ar->pdomain[k]->kids[1];
+  size_t len;
+  const char *src = diag_source_text(g->r->d, hi->span.file, &len);
+  uint32_t a = hi->span.start, b = hi->span.end;
+  const node *stack[64];
+  int ns = 0;
+  stack[ns++] = hi;
+  while (ns) { /* its full extent */
+    const node *n = stack[--ns];
+    if (n->span.file == hi->span.file && n->span.start < a) a = n->span.start;
+    if (n->span.file == hi->span.file && n->span.end > b) b = n->span.end;
+    for (uint32_t i = 0; i < n->nkids && ns < 64; i++)
+      if (n->kids[i] && n->kind != AST_STR) stack[ns++] = n->kids[i];
+  }
+  if (!src || b > len) return false;
+  strbuf t = {0};
+  for (uint32_t at = a; at < b;) { /* a parameter's name (a whole word) is its value */
+    bool done = false;
+    for (int j = 0; j < ar->nparams && !done; j++) {
+      size_t pl = strlen(ar->pname[j]);
+      bool word = at + pl <= b && !strncmp(src + at, ar->pname[j], pl) && (at == a || !(isalnum((unsigned char)src[at - 1]) || src[at - 1] == '_')) &&
+                  !(isalnum((unsigned char)src[at + pl]) || src[at + pl] == '_');
+      if (!word) continue;
+      if (c->open >> j & 1u) {
+        sb_free(&t);
+        return false;
+      }
+      strbuf v = {0};
+      vm_format_value(&g->v, ar->ptype[j], c->args[j], &v);
+      sb_puts(&t, v.s ? v.s : "");
+      sb_free(&v);
+      at += (uint32_t)pl;
+      done = true;
+    }
+    if (!done) sb_printf(&t, "%c", src[at++]);
+  }
+  snprintf(out, cap, "%s", t.s ? t.s : "");
+  sb_free(&t);
+  return out[0] != 0;
+}
+
 static bool is_num(const char *w) {
   if (!*w) return false;
   for (; *w; w++)
@@ -160,6 +209,10 @@ bool repl_quantity_clause(repl *R, const char *clause, strbuf *out, strbuf *note
     snprintf(hypo, hcap, "%s", expr);
     *hval = strtoll(k[than], NULL, 10);
     end = than + 2;
+  } else if (mode != 0 && than + 1 < n && is_num(k[than + 1])) { /* `more than 3`: the number itself */
+    snprintf(expr, sizeof expr, "%s", k[than + 1]);
+    end = than + 2;
+    if (end < n && (!strcmp(k[end], "forces") || !strcmp(k[end], "force") || !strcmp(k[end], "spice"))) end++;
   } else {
     for (int i = cmp + 1; i < than; i++) /* `more spice than`: the noun between */
       if (!expr[0]) quantity_word(g, k[i], f, expr, sizeof expr);
@@ -194,8 +247,9 @@ bool repl_quantity_clause(repl *R, const char *clause, strbuf *out, strbuf *note
   if (!expr[0]) { /* `more than they have`: what the action's rules compare the count with */
     mt_choice c;
     char perr[256];
-    if (game_parse_action(g, rest.s ? rest.s : "", &c, perr, sizeof perr) >= 0 && c.action >= 0)
-      action_quantity(g, c.action, f, expr, sizeof expr);
+    if (game_parse_action(g, rest.s ? rest.s : "", &c, perr, sizeof perr) >= 0 && c.action >= 0 &&
+        !action_quantity(g, c.action, f, expr, sizeof expr))
+      domain_bound(g, &c, expr, sizeof expr); /* `more than they have in carthag`: tokens(harkonnen, carthag) */
   }
   int64_t q = 0;
   int ty;
@@ -216,8 +270,11 @@ bool repl_quantity_clause(repl *R, const char *clause, strbuf *out, strbuf *note
     if (i < cmp || i >= end) sb_printf(&judged, "%s%s", judged.n ? " " : "", w[i]);
   }
   sb_puts(out, judged.s ? judged.s : "");
-  sb_printf(note, "(judged with %lld: %s %s, which is %lld now)", (long long)wv,
-            mode == 1 ? "one more than" : mode < 0 ? "one less than" : "all of", expr, (long long)q);
+  if (is_num(expr))
+    sb_printf(note, "(judged with %lld: %s %s)", (long long)wv, mode == 1 ? "one more than" : mode < 0 ? "one less than" : "all of", expr);
+  else
+    sb_printf(note, "(judged with %lld: %s %s, which is %lld now)", (long long)wv,
+              mode == 1 ? "one more than" : mode < 0 ? "one less than" : "all of", expr, (long long)q);
   sb_free(&judged);
   sb_free(&rest);
   mt_free(copy);
@@ -332,4 +389,74 @@ bool repl_reach_clause(repl *R, const char *clause, strbuf *out, strbuf *note, b
     sb_free(&rest);
   }
   return false;
+}
+
+/* ---- a faction named by its relation to the subject ----------------------------------------------
+ * `can the emperor give spice to its ally?`: a word naming a faction's variable of faction type
+ * (`ally`) stands for its value for the subject (ally(emperor)). */
+bool repl_relation_clause(repl *R, const char *clause, strbuf *out, strbuf *note, bool *none) {
+  *none = false;
+  if (!R->g || !R->r) return false;
+  mt_game *g = R->g;
+  const board_def *def = g->r->def;
+  const board_layout *L = g->L;
+  char *copy = mt_strdup(clause);
+  char *w[64];
+  int n = 0;
+  for (char *t = strtok(copy, " \t"); t && n < 64; t = strtok(NULL, " \t")) w[n++] = t;
+  int fac = -1, at = -1, var = -1;
+  for (int i = 0; i < n; i++) {
+    char k[64];
+    lower_key(w[i], k, sizeof k);
+    size_t kl = strlen(k);
+    if (kl > 2 && k[kl - 1] == 's' && board_faction_find(def, k) < 0) { /* `emperor's ally`: the possessive, its `s` */
+      char b[64];
+      snprintf(b, sizeof b, "%.*s", (int)(kl - 1), k);
+      if (board_faction_find(def, b) >= 0 && fac < 0) {
+        fac = board_faction_find(def, b);
+        continue;
+      }
+    }
+    if (fac < 0 && board_faction_find(def, k) >= 0) {
+      fac = board_faction_find(def, k);
+      continue;
+    }
+    char kp[64]; /* after a possessive only (`its ally`, `the emperor's ally`): `ally with` is a verb */
+    lower_key(i ? w[i - 1] : "", kp, sizeof kp);
+    size_t pl = strlen(kp);
+    bool after_poss = !strcmp(kp, "its") || !strcmp(kp, "their") || !strcmp(kp, "his") || !strcmp(kp, "her") ||
+                      (pl > 1 && kp[pl - 1] == 's' && i && strchr(w[i - 1], '\''));
+    for (int v = 0; v < L->nvars && fac >= 0 && at < 0 && after_poss; v++)
+      if (!strcmp(L->vars[v].name, k) && L->vars[v].scope == BS_FACTION && L->vars[v].type == BT_FACTION && L->vars[v].len <= 1 &&
+          board_faction_find(def, k) < 0)
+        at = i, var = v;
+  }
+  if (at < 0) {
+    mt_free(copy);
+    return false;
+  }
+  const char *f = def->factions[fac].id;
+  char expr[128];
+  snprintf(expr, sizeof expr, "%s(%s)", L->vars[var].name, f);
+  int64_t v;
+  int ty;
+  strbuf err = {0};
+  bool ok = game_eval(g, expr, &v, &ty, &err) && ty == TY_FACTION;
+  sb_free(&err);
+  if (!ok) {
+    mt_free(copy);
+    return false;
+  }
+  *none = v < 0 || v >= def->nfactions;
+  const char *is = *none ? "none" : def->factions[v].id;
+  for (int i = 0; i < n; i++) {
+    char k[64];
+    lower_key(w[i], k, sizeof k);
+    bool pron = i + 1 == at && (!strcmp(k, "its") || !strcmp(k, "their") || !strcmp(k, "his") || !strcmp(k, "her"));
+    if (pron) continue;
+    sb_printf(out, "%s%s", out->n ? " " : "", i == at ? is : w[i]);
+  }
+  sb_printf(note, "(%s is %s now)", expr, is);
+  mt_free(copy);
+  return true;
 }
