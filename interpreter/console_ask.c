@@ -456,7 +456,13 @@ int repl_cmd_why(repl *R, const char *rest) {
       if (R->out.s && rc == 0) R->out.s[R->out.n = keep] = 0; /* what `set` said is not the answer */
     }
   }
+  size_t keep = R->out.n;
   if (rc == 0) rc = why_clause(R, rest);
+  if (rc < 0 && rel.n && !none && !hypo[0] && !qc.n) { /* `let their ally revive`: read with the words as said (a decision's) */
+    if (R->out.s) R->out.s[R->out.n = keep] = 0;
+    R->ok = 1;
+    rc = why_clause(R, clause.n ? clause.s : rest);
+  }
   if (rc < 0 && none) say(R, "\n(that faction is none now: there is nothing to judge)");
   if (saved) {
     mt_game_free(R->g);

@@ -86,7 +86,7 @@ static bool common_word(const char *k) {
                                        "how", "many", "much", "which", "what", "do", "doe", "is", "are", "be", "their", "they", "them",
                                        "use", "using", "used", "make", "get", "turn", "one", "all", "there", "here", "time",
                                        "again", "still", "yet", "then", "when", "if", "him", "her", "his", "she", "he", "not", "no",
-                                       "free", "force", "more", "over", "up", "out", "let", "another", "anyway"};
+                                       "free", "force", "more", "over", "up", "out", "another", "anyway"};
   if (strlen(k) < 3) return true;
   for (size_t i = 0; i < sizeof common / sizeof *common; i++)
     if (!strcmp(k, common[i])) return true;
@@ -309,6 +309,14 @@ static bool auto_lines(const char *log, const program *p, const dsite *s, int ns
   return true;
 }
 
+/* Whether K is the first word of an action's name (`give`: give_spice). */
+static bool first_segment(const program *p, const char *k) {
+  size_t n = strlen(k);
+  for (int a = 0; a < p->nactions; a++)
+    if (!strncmp(p->actions[a].name, k, n) && p->actions[a].name[n] == '_') return true;
+  return false;
+}
+
 /* `why` of a decision (the clause REST): 1 answered, 0 not a question about a decision (the
  * caller's error stands), -1 failed. */
 int repl_why_decision(repl *R, const char *rest) {
@@ -322,6 +330,7 @@ int repl_why_decision(repl *R, const char *rest) {
   int fac = -1;
   char q[32][32], names[8][64];
   int nq = 0, nnames = 0;
+  bool verb_seen = false;
   for (int i = 0; i < nw; i++) {
     int f = board_faction_find(def, w[i]);
     if (f >= 0 && fac < 0) {
@@ -334,8 +343,11 @@ int repl_why_decision(repl *R, const char *rest) {
     }
     char k[32], stem[64];
     match_key(w[i], k, sizeof k);
-    /* a word naming an action (`bid`, `revive`) or a price (`pay`) says what an action says: never a decision's */
-    if (game_word_names_action(R->r, k, stem, sizeof stem) || repl_cost_word(k)) continue;
+    /* the verb naming an action (`bid`, `give`) makes the question the action's; a word of price (`pay`) says nothing of a decision */
+    bool verb = !verb_seen && !common_word(k);
+    verb_seen |= verb;
+    if (verb && (game_word_names_action(R->r, k, stem, sizeof stem) || first_segment(p, k))) return 0; /* an action's verb: its question */
+    if (repl_cost_word(k)) continue;
     if (!common_word(k) && nq < 32) snprintf(q[nq++], 32, "%s", k);
   }
   if (!nq) return 0;

@@ -950,3 +950,6 @@ int game_read_names(const mt_game *g, const char *text, char *buf, size_t cap, c
   uint8_t hint[96];
   return read_words(g, text, 1, buf, cap, w, hint, max < 96 ? max : 96);
 }
+
+/* Whether W names an action, a kind or a verb of R, or begins an action's name (`give`). */
+bool game_word_begins_action(const mt_rules *r, const char *w) { return action_word(&r->prog, w, true); }
