@@ -435,6 +435,10 @@ int repl_cmd_why(repl *R, const char *rest) {
   bool none = false;
   if (repl_relation_clause(R, rest, &rel, &relnote, &none)) {
     say(R, "%s\n", relnote.s);
+    if (R->json) {
+      sb_puts(&R->jextra, ",\"relation\":");
+      sb_json_str(&R->jextra, relnote.s);
+    }
     if (!none) rest = rel.s; /* none: the words stay (a decision about `their ally` is still one) */
   }
   strbuf qc = {0}, note = {0}; /* `bid more than they have`: a witness value, said */
@@ -445,6 +449,10 @@ int repl_cmd_why(repl *R, const char *rest) {
   if (repl_quantity_clause(R, rest, &qc, &note, hypo, sizeof hypo, &hval) && qc.n) {
     rest = qc.s;
     say(R, "%s\n", note.s);
+    if (R->json) { /* the text the answer carries may be its own: the value judged is said here too */
+      sb_puts(&R->jextra, ",\"judged_with\":");
+      sb_json_str(&R->jextra, note.s);
+    }
     if (hypo[0]) { /* `with 3 spice`: the question asked of a copy of the game where it is so */
       saved = R->g;
       R->g = mt_clone(saved);
@@ -519,6 +527,10 @@ static int why_clause(repl *R, const char *rest) {
     if (repl_reach_clause(R, rest, &rc2, &note, &refused)) {
       sb_free(&b);
       say(R, "%s\n", note.s);
+      if (R->json) {
+        sb_puts(&R->jextra, refused ? ",\"not_for_it\":true,\"for\":" : ",\"for\":");
+        sb_json_str(&R->jextra, note.s);
+      }
       rc = why_clause(R, rc2.s);
       sb_free(&rc2);
       sb_free(&note);
