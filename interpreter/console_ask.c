@@ -343,13 +343,23 @@ static void unknown_verb(repl *R, const char *rest, strbuf *b) {
 /* A No names the rules that refused; the rules in force that supersede one of them lift it in
  * their cases (a Karama's bid beyond one's spice, 3.01.11.04; an ally's help, 1.10.02.04): said
  * after the refusal when the answer does not name them yet.  TEXT is the answer so far. */
-static void lifted_by(repl *R, const char *text, strbuf *out) {
+static void lifted_by(repl *R, const char *text, int64_t asker, strbuf *out) {
   if (!text || strncmp(text, "No", 2)) return;
   const program *p = &R->r->prog;
   int n = 0;
+  int64_t ally = -1; /* another faction's ability lifts nothing for the asker, unless it is its ally's alliance power */
+  if (asker >= 0 && asker < DEF(R)->nfactions) {
+    strbuf e = {0}, err = {0};
+    int ty;
+    sb_printf(&e, "ally(%s)", DEF(R)->factions[asker].id);
+    if (!game_eval(R->g, e.s, &ally, &ty, &err)) ally = -1;
+    sb_free(&e);
+    sb_free(&err);
+  }
   for (int q = 0; q < p->nrules; q++) {
     const rule_rec *rr = &p->rules[q];
     if (rr->disabled || strstr(text, rr->id)) continue;
+    if (rr->faction >= 0 && rr->faction != asker && !(rr->faction == ally && (rr->tags & TAG_ALLIANCE))) continue;
     for (int k = 0; k < rr->nsup; k++) {
       char key[96];
       snprintf(key, sizeof key, "  %s (", p->rules[rr->sup[k]].id);
@@ -589,7 +599,7 @@ static int why_clause(repl *R, const char *rest) {
         sb_puts(&R->out, "\nIts rules alone, judged in the position as it stands, would say:\n");
       }
       sb_puts(&R->out, b.s);
-      lifted_by(R, b.s, &R->out);
+      lifted_by(R, b.s, c.action >= 0 ? c.args[0] : -1, &R->out);
       if (where.n && !not_offered) sb_printf(&R->out, "\n(%s)", where.s);
       if (eff.n || stop.n) sb_puts(&R->out, at ? "\nif taken then, on a copy of the game:" : "\nif taken now, on a copy of the game:");
       if (eff.n) sb_printf(&R->out, "\n%s", eff.s);
