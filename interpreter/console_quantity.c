@@ -359,7 +359,11 @@ bool repl_reach_clause(repl *R, const char *clause, strbuf *out, strbuf *note, b
     bool takes = false; /* a faction parameter left open would take the word itself */
     for (int k = 1; k < ar->nparams; k++) takes |= ar->ptype[k] == TY_FACTION && (c.open >> k & 1u);
     reach_expr x[8];
-    int nx = takes ? 0 : faction_calls(ar, ar->ast, x, 0, 8, 0);
+    int nx = 0; /* the factions its guards and cost judge (ally(f)), not its effect's (who is paid) */
+    for (int gi = 0; !takes && ar->guards && gi < ar->nguards; gi++) nx = faction_calls(ar, ar->guards[gi].cond, x, nx, 8, 0);
+    if (!takes && ar->cost) nx = faction_calls(ar, ar->cost, x, nx, 8, 0);
+    for (int k = 0; k < ar->nparams && nx; k++) /* a faction the choice already names is no other */
+      if (ar->ptype[k] == TY_FACTION && !(c.open >> k & 1u) && c.args[k] == f) nx = 0;
     for (int k = 0; k < nx; k++) {
       call_text(g, ar, &c, x[k].call, x[k].text, sizeof x[k].text);
       int64_t v;
