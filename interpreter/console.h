@@ -38,6 +38,7 @@ typedef struct repl {
   strbuf log;      /* narration captured while running */
   strbuf jextra;   /* extra JSON members of the current command */
   bool jtext;          /* the command's JSON carries its own "text" */
+  bool ask_free;       /* the question read asks for it free (`for free`): a Yes that costs is a No */
   int ok;          /* the last command succeeded */
   const char *refused_rules[MT_MAX_REASONS];
   int nrefused;

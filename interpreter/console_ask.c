@@ -432,7 +432,15 @@ static bool run_forward(repl *R, const char *rest, const mt_choice *c, strbuf *o
   return ok;
 }
 
+static int why_command(repl *R, const char *rest);
+
 int repl_cmd_why(repl *R, const char *rest) {
+  int rc = why_command(R, rest);
+  R->ask_free = false; /* said by the question read for this command only */
+  return rc;
+}
+
+static int why_command(repl *R, const char *rest) {
   if (!*rest || !strcmp(rest, "last")) {
     if (!R->last_fired.n) return fail(R, "nothing has run yet");
     say(R, "the last step ran these rules, in order:\n%s", R->last_fired.s);
@@ -571,6 +579,7 @@ static int why_clause(repl *R, const char *rest) {
     else if (c.verb && at && !verb_met(R, R->g, rest) && verb_met(R, at, rest)) run_forward(R, rest, &c, &auto_said, &done);
     if (R->json) {
       sb_printf(&R->jextra, ",%s", b.s);
+      if (R->ask_free) sb_puts(&R->jextra, ",\"asked_free\":true"); /* `for free`: a legal answer's cost says if it is */
       if (not_offered) sb_printf(&R->jextra, ",\"offered\":false,\"done_by_the_rules\":%s", done ? "true" : "false");
       if (auto_said.n) {
         sb_puts(&R->jextra, ",\"the_rules_do\":");
@@ -598,6 +607,10 @@ static int why_clause(repl *R, const char *rest) {
         if (auto_said.n) sb_printf(&R->out, "\nWhat the rules do for it in the rest of this phase, without a decision:%s", auto_said.s);
         sb_puts(&R->out, "\nIts rules alone, judged in the position as it stands, would say:\n");
       }
+      long long price = 0; /* asked for free, legal at a price: No, with the price and its rule below */
+      const char *costs = R->ask_free && b.s && !strncmp(b.s, "Yes", 3) ? strstr(b.s, "it costs ") : NULL;
+      if (costs && sscanf(costs + 9, "%lld", &price) == 1 && price > 0)
+        sb_printf(&R->out, "No, not for free: it is legal, but it costs %lld (the rules' price below)\n", price);
       sb_puts(&R->out, b.s);
       lifted_by(R, b.s, c.action >= 0 ? c.args[0] : -1, &R->out);
       if (where.n && !not_offered) sb_printf(&R->out, "\n(%s)", where.s);
@@ -858,9 +871,15 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
   bool cost = !done && n && (ask || !strcmp(w0, "why") || !strcmp(w0, "what") || !strcmp(w0, "whats")) && cost_question(R, w, n, &priced);
   if (done) {
   } else if (cost) { /* what an action costs: `why` of the action, whose answer names its cost and rule */
+    bool free = false;
+    for (int i = 0; i < n; i++) { /* `for free`, `without paying`: a Yes must cost nothing */
+      char k[64];
+      grammar_key(w[i], k, sizeof k);
+      free |= !strcmp(k, "free") || (!strcmp(k, "without") && i + 1 < n && repl_cost_word((grammar_key(w[i + 1], k, sizeof k), k)));
+    }
     strbuf clause = {0};
     repl_question_clause(priced.s, &clause);
-    if (clause.n) sb_printf(out, "why %s", clause.s), done = true;
+    if (clause.n) sb_printf(out, "why %s", clause.s), done = true, R->ask_free = free;
     sb_free(&clause);
   } else if (n && (!strcmp(w0, "who") || !strcmp(w0, "whos") || !strcmp(w0, "wholl"))) { /* who wins / who's winning / ... */
     for (int i = 1; i < n && !done; i++) {
