@@ -617,6 +617,11 @@ static int why_clause(repl *R, const char *rest) {
       if (eff.n || stop.n) sb_puts(&R->out, at ? "\nif taken then, on a copy of the game:" : "\nif taken now, on a copy of the game:");
       if (eff.n) sb_printf(&R->out, "\n%s", eff.s);
       if (stop.n) sb_printf(&R->out, "\n%s", stop.s);
+      if (b.s && !strncmp(b.s, "No", 2)) { /* the words may fit a decision too (`place the worm`) */
+        size_t keep = R->out.n;
+        sb_puts(&R->out, "\n(the words fit a decision of the rules too:)\n");
+        if (repl_why_decision(R, rest) <= 0 && R->out.s) R->out.s[R->out.n = keep] = 0;
+      }
     }
     sb_free(&auto_said);
     sb_free(&eff);
@@ -803,14 +808,28 @@ static bool how_question(repl *R, char **w, int n, strbuf *out) {
 
 /* A yes/no question about winning (`would anyone win right now?`, `does anybody win if the turn
  * ended here`, `is there a winner`): a word of winning and none naming an action. */
-static bool wins_question(repl *R, char **w, int n) {
-  bool win = false;
-  for (int i = 1; i < n; i++) {
+static bool wins_question(repl *R, char **w0, int n0) {
+  char *w[64];
+  char buf[1024];
+  int n = n0;
+  strbuf line = {0}; /* the names of several words joined (`bene gesserit`) */
+  for (int i = 0; i < n0; i++) sb_printf(&line, "%s%s", i ? " " : "", w0[i]);
+  if (R->g && line.s) n = game_read_names(R->g, line.s, buf, sizeof buf, w, 64);
+  else for (int i = 0; i < n0 && i < 64; i++) w[i] = w0[i];
+  sb_free(&line);
+  bool win = false, subject = false;
+  for (int i = 1; i < n && !win; i++) {
     char k[64];
     grammar_key(w[i], k, sizeof k);
     char stem[64];
     if (R->r && game_word_names_action(R->r, k, stem, sizeof stem)) return false;
     win |= !strncmp(k, "win", 3) || !strcmp(k, "won");
+    bool faction = R->r && board_faction_find(DEF(R), k) >= 0;
+    /* `can bene gesserit predict the winner?`: a faction doing something else than winning */
+    if (!win && subject && !faction && !question_filler(k) && strcmp(k, "and") && strcmp(k, "or") && strcmp(k, "the") && strcmp(k, "both") &&
+        strcmp(k, "together") && strcmp(k, "alliance"))
+      return false;
+    subject |= faction;
   }
   return win;
 }
