@@ -177,7 +177,7 @@ bool repl_question_clause(const char *text, strbuf *out);
 bool repl_cost_word(const char *k);
 /* console_decide.c: `why` of a decision that is no action (a `may` or an `ask` of the rules):
  * 1 answered, 0 not about a decision, -1 failed. */
-int repl_why_decision(repl *R, const char *rest);
+int repl_why_decision(repl *R, const char *rest, bool also);
 /* console_quantity.c: CLAUSE comparing a count with a quantity (`bid more than they have`) as the
  * clause `why` judges, with a witness value (OUT), what was judged (NOTE), and a supposition
  * (`with 3 spice`: the expression HYPO is to be HVAL; HYPO empty if none); false if none. */

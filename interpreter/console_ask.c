@@ -559,7 +559,7 @@ static int why_clause(repl *R, const char *rest) {
     sb_free(&note);
   }
   bool names_asked = b.s && (strstr(b.s, "did you mean") || strstr(b.s, "could be")); /* a name to correct: that is the answer */
-  int dec = rc < 0 && !at && !names_asked ? repl_why_decision(R, rest) : 0; /* no action: a decision of the rules (`call traitor`)? */
+  int dec = rc < 0 && !at && !names_asked ? repl_why_decision(R, rest, false) : 0; /* no action: a decision of the rules (`call traitor`)? */
   if (dec) {
     rc = dec > 0 ? 0 : -1;
   } else if (rc < 0) {
@@ -620,7 +620,7 @@ static int why_clause(repl *R, const char *rest) {
       if (b.s && !strncmp(b.s, "No", 2)) { /* the words may fit a decision too (`place the worm`) */
         size_t keep = R->out.n;
         sb_puts(&R->out, "\n(the words fit a decision of the rules too:)\n");
-        if (repl_why_decision(R, rest) <= 0 && R->out.s) R->out.s[R->out.n = keep] = 0;
+        if (repl_why_decision(R, rest, true) <= 0 && R->out.s) R->out.s[R->out.n = keep] = 0;
       }
     }
     sb_free(&auto_said);

@@ -318,8 +318,9 @@ static bool first_segment(const program *p, const char *k) {
 }
 
 /* `why` of a decision (the clause REST): 1 answered, 0 not a question about a decision (the
- * caller's error stands), -1 failed. */
-int repl_why_decision(repl *R, const char *rest) {
+ * caller's error stands), -1 failed.  ALSO: said besides an action's answer (no JSON members, and
+ * a random event on the way is no failure: nothing is added). */
+int repl_why_decision(repl *R, const char *rest, bool also) {
   if (!R->g || !R->r) return 0;
   mt_game *g0 = R->g;
   const board_def *def = DEF(R);
@@ -432,10 +433,10 @@ int repl_why_decision(repl *R, const char *rest) {
       sb_free(&taken);
       sb_free(&out);
       mt_free(s);
-      repl_chance_blocked(R, g);
+      if (!also) repl_chance_blocked(R, g); /* (besides an action's answer: nothing to add, and no failure) */
       mt_game_free(g);
       repl_attach(R, R->g);
-      return -1;
+      return also ? 0 : -1;
     }
     if (found >= 0 && (d = mt_pending(g)) != NULL) {
       sb_printf(&out, "Yes, later in this phase: %s will be asked '%s' (rule %s, %s), after %d decision%s the passive policy took", d->faction, d->prompt,
@@ -473,7 +474,7 @@ int repl_why_decision(repl *R, const char *rest) {
     sb_puts(&out, ": a Yes needs the decision asked about it)");
   }
   say(R, "%s", out.s);
-  if (R->json) {
+  if (R->json && !also) {
     sb_puts(&R->jextra, ",\"decision\":true,\"asked\":");
     sb_puts(&R->jextra, found >= 0 && named_ok ? "true" : "false");
     sb_puts(&R->jextra, ",\"rules\":[");
