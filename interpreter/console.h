@@ -38,6 +38,7 @@ typedef struct repl {
   strbuf log;      /* narration captured while running */
   strbuf jextra;   /* extra JSON members of the current command */
   bool jtext;          /* the command's JSON carries its own "text" */
+  bool ask_free;       /* the question read asks for it free (`for free`): a Yes that costs is a No */
   int ok;          /* the last command succeeded */
   const char *refused_rules[MT_MAX_REASONS];
   int nrefused;
@@ -172,6 +173,23 @@ bool repl_question(repl *R, const char *line, strbuf *out);
 int repl_edit_settle(repl *R, mt_game *before);
 /* console_ask.c: TEXT without the words that only make it a question (`can't`, `is it legal`). */
 bool repl_question_clause(const char *text, strbuf *out);
+/* console_ask.c: a word asking what something costs (`pay`, `price`, `free`). */
+bool repl_cost_word(const char *k);
+/* console_decide.c: `why` of a decision that is no action (a `may` or an `ask` of the rules):
+ * 1 answered, 0 not about a decision, -1 failed. */
+int repl_why_decision(repl *R, const char *rest, bool also);
+/* console_quantity.c: CLAUSE comparing a count with a quantity (`bid more than they have`) as the
+ * clause `why` judges, with a witness value (OUT), what was judged (NOTE), and a supposition
+ * (`with 3 spice`: the expression HYPO is to be HVAL; HYPO empty if none); false if none. */
+bool repl_quantity_clause(repl *R, const char *clause, strbuf *out, strbuf *note, char *hypo, size_t hcap, int64_t *hval);
+/* console_quantity.c: CLAUSE naming a faction no parameter of its action takes (`the emperor pay
+ * for atreides revival`), read as the faction an expression of the action's parameters stands
+ * for (ally(f)): the clause without it (OUT), what it is (NOTE), *REFUSED when it is not that
+ * faction (a No whatever else); false if no such reading. */
+bool repl_reach_clause(repl *R, const char *clause, strbuf *out, strbuf *note, bool *refused);
+/* console_quantity.c: CLAUSE naming a faction by its relation to the subject (`its ally`): the
+ * clause with the faction it is now (OUT), what was read (NOTE), *NONE when there is none. */
+bool repl_relation_clause(repl *R, const char *clause, strbuf *out, strbuf *note, bool *none);
 
 /* console_verify.c: can this ever happen? */
 int repl_cmd_verify(repl *R, int argc, char **argv);

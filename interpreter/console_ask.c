@@ -254,7 +254,7 @@ static bool offers(mt_game *g, int64_t f, int a) {
  * passive policy answering every decision before (within the current phase).  Returns the copy
  * (NULL: judge the game as it stands) and says in WHERE where it judged, or why it could not. */
 static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where, bool *not_offered) {
-  if (c->action < 0 || offers(R->g, c->args[0], c->action)) return NULL;
+  if (c->action < 0 || c->args[0] < 0 || c->args[0] >= DEF(R)->nfactions || offers(R->g, c->args[0], c->action)) return NULL; /* (`none`) */
   int st = mt_status(R->g);
   if (st == VM_IDLE || st == MT_FINISHED || st == MT_FAILED) return NULL;
   const program *p = &R->r->prog;
@@ -311,6 +311,66 @@ static mt_game *decision_point(repl *R, const mt_choice *c, strbuf *where, bool 
 
 static int why_clause(repl *R, const char *rest);
 
+/* `can the emperor summon a sandstorm?`: the parser, finding no action, names the subject
+ * (`unknown action 'emperor'`); the words naming nothing of the rules are the ones to say. */
+static void unknown_verb(repl *R, const char *rest, strbuf *b) {
+  const char *pre = "unknown action '";
+  if (!b->s || strncmp(b->s, pre, strlen(pre))) return;
+  char first[64];
+  snprintf(first, sizeof first, "%s", b->s + strlen(pre));
+  char *q = strchr(first, '\'');
+  if (q) *q = 0;
+  if (board_faction_find(DEF(R), first) < 0) return;
+  char buf[1024];
+  char *w[64];
+  int nw = game_read_names(R->g, rest, buf, sizeof buf, w, 64);
+  strbuf none = {0};
+  const board_def *def = DEF(R);
+  for (int i = 0; i < nw; i++) {
+    char stem[64];
+    bool name = board_faction_find(def, w[i]) >= 0 || board_area_index(def, w[i]) >= 0 || board_leader_index(def, w[i]) >= 0 ||
+                board_card_index(def, w[i]) >= 0 || board_kind_index(def, w[i]) >= 0 || strchr("0123456789-", w[i][0]);
+    if (!name && !game_word_names_action(R->r, w[i], stem, sizeof stem)) sb_printf(&none, "%s'%s'", none.n ? ", " : "", w[i]);
+  }
+  if (none.n) {
+    sb_free(b);
+    sb_printf(b, "no action of the rules, nor a decision they ask, is named by %s (`legal %s` lists what %s can do now; `rules WORD` "
+                 "searches the rules)", none.s, first, first);
+  }
+  sb_free(&none);
+}
+
+/* A No names the rules that refused; the rules in force that supersede one of them lift it in
+ * their cases (a Karama's bid beyond one's spice, 3.01.11.04; an ally's help, 1.10.02.04): said
+ * after the refusal when the answer does not name them yet.  TEXT is the answer so far. */
+static void lifted_by(repl *R, const char *text, int64_t asker, strbuf *out) {
+  if (!text || strncmp(text, "No", 2)) return;
+  const program *p = &R->r->prog;
+  int n = 0;
+  int64_t ally = -1; /* another faction's ability lifts nothing for the asker, unless it is its ally's alliance power */
+  if (asker >= 0 && asker < DEF(R)->nfactions) {
+    strbuf e = {0}, err = {0};
+    int ty;
+    sb_printf(&e, "ally(%s)", DEF(R)->factions[asker].id);
+    if (!game_eval(R->g, e.s, &ally, &ty, &err)) ally = -1;
+    sb_free(&e);
+    sb_free(&err);
+  }
+  for (int q = 0; q < p->nrules; q++) {
+    const rule_rec *rr = &p->rules[q];
+    if (rr->disabled || strstr(text, rr->id)) continue;
+    if (rr->faction >= 0 && rr->faction != asker && !(rr->faction == ally && (rr->tags & TAG_ALLIANCE))) continue;
+    for (int k = 0; k < rr->nsup; k++) {
+      char key[96];
+      snprintf(key, sizeof key, "  %s (", p->rules[rr->sup[k]].id);
+      if (!strstr(text, key)) continue;
+      sb_printf(out, "%s%s (%s) lifts %s in its cases", n++ ? "; " : "\n(", rr->id, rr->title ? rr->title : "", p->rules[rr->sup[k]].id);
+      break;
+    }
+  }
+  if (n) sb_puts(out, ")");
+}
+
 /* Whether the verb of REST, read in G, leaves its action nothing to do (a count of 0 or less:
  * `revive fremen 3` once the Fremen have revived 3 this turn). */
 static bool verb_met(repl *R, mt_game *g, const char *rest) {
@@ -349,6 +409,7 @@ static bool run_forward(repl *R, const char *rest, const mt_choice *c, strbuf *o
   R->bots = saved_bots;
   R->g = saved;
   bool ok = rc == 0 && !repl_chance_pending(g);
+  if (ok && (c->args[0] < 0 || c->args[0] >= DEF(R)->nfactions)) ok = false; /* no faction (`none`): nothing to say of it */
   if (ok) { /* the lines naming the faction, whatever their case */
     const char *fac = DEF(R)->factions[c->args[0]].id;
     size_t fl = strlen(fac);
@@ -371,7 +432,15 @@ static bool run_forward(repl *R, const char *rest, const mt_choice *c, strbuf *o
   return ok;
 }
 
+static int why_command(repl *R, const char *rest);
+
 int repl_cmd_why(repl *R, const char *rest) {
+  int rc = why_command(R, rest);
+  R->ask_free = false; /* said by the question read for this command only */
+  return rc;
+}
+
+static int why_command(repl *R, const char *rest) {
   if (!*rest || !strcmp(rest, "last")) {
     if (!R->last_fired.n) return fail(R, "nothing has run yet");
     say(R, "the last step ran these rules, in order:\n%s", R->last_fired.s);
@@ -380,7 +449,56 @@ int repl_cmd_why(repl *R, const char *rest) {
   }
   strbuf clause = {0}; /* `why can't harkonnen move to arrakeen`: the clause without the question's words */
   if (repl_question_clause(rest, &clause) && clause.n) rest = clause.s;
-  int rc = why_clause(R, rest);
+  strbuf rel = {0}, relnote = {0}; /* `give spice to its ally`: the faction it is now */
+  bool none = false;
+  if (repl_relation_clause(R, rest, &rel, &relnote, &none)) {
+    say(R, "%s\n", relnote.s);
+    if (R->json) {
+      sb_puts(&R->jextra, ",\"relation\":");
+      sb_json_str(&R->jextra, relnote.s);
+    }
+    if (!none) rest = rel.s; /* none: the words stay (a decision about `their ally` is still one) */
+  }
+  strbuf qc = {0}, note = {0}; /* `bid more than they have`: a witness value, said */
+  char hypo[128];
+  int64_t hval = 0;
+  mt_game *saved = NULL;
+  int rc = 0;
+  if (repl_quantity_clause(R, rest, &qc, &note, hypo, sizeof hypo, &hval) && qc.n) {
+    rest = qc.s;
+    say(R, "%s\n", note.s);
+    if (R->json) { /* the text the answer carries may be its own: the value judged is said here too */
+      sb_puts(&R->jextra, ",\"judged_with\":");
+      sb_json_str(&R->jextra, note.s);
+    }
+    if (hypo[0]) { /* `with 3 spice`: the question asked of a copy of the game where it is so */
+      saved = R->g;
+      R->g = mt_clone(saved);
+      repl_attach(R, R->g);
+      char set[200];
+      snprintf(set, sizeof set, "%s = %lld", hypo, (long long)hval);
+      size_t keep = R->out.n;
+      rc = repl_cmd_set(R, set);
+      if (R->out.s && rc == 0) R->out.s[R->out.n = keep] = 0; /* what `set` said is not the answer */
+    }
+  }
+  size_t keep = R->out.n;
+  if (rc == 0) rc = why_clause(R, rest);
+  if (rc < 0 && rel.n && !none && !hypo[0] && !qc.n) { /* `let their ally revive`: read with the words as said (a decision's) */
+    if (R->out.s) R->out.s[R->out.n = keep] = 0;
+    R->ok = 1;
+    rc = why_clause(R, clause.n ? clause.s : rest);
+  }
+  if (rc < 0 && none) say(R, "\n(that faction is none now: there is nothing to judge)");
+  if (saved) {
+    mt_game_free(R->g);
+    R->g = saved;
+    repl_attach(R, R->g);
+  }
+  sb_free(&qc);
+  sb_free(&note);
+  sb_free(&rel);
+  sb_free(&relnote);
   sb_free(&clause);
   return rc;
 }
@@ -421,7 +539,31 @@ static int why_clause(repl *R, const char *rest) {
   }
   mt_game *g = at ? at : R->g;
   int rc = explain_why(g, rest, R->json, &b);
-  if (rc < 0) {
+  if (rc < 0 && !at) { /* a faction no parameter takes: the one the action is for (`pay for atreides revival`)? */
+    strbuf rc2 = {0}, note = {0};
+    bool refused = false;
+    if (repl_reach_clause(R, rest, &rc2, &note, &refused)) {
+      sb_free(&b);
+      say(R, "%s\n", note.s);
+      if (R->json) {
+        sb_puts(&R->jextra, refused ? ",\"not_for_it\":true,\"for\":" : ",\"for\":");
+        sb_json_str(&R->jextra, note.s);
+      }
+      rc = why_clause(R, rc2.s);
+      sb_free(&rc2);
+      sb_free(&note);
+      sb_free(&where);
+      return rc;
+    }
+    sb_free(&rc2);
+    sb_free(&note);
+  }
+  bool names_asked = b.s && (strstr(b.s, "did you mean") || strstr(b.s, "could be")); /* a name to correct: that is the answer */
+  int dec = rc < 0 && !at && !names_asked ? repl_why_decision(R, rest, false) : 0; /* no action: a decision of the rules (`call traitor`)? */
+  if (dec) {
+    rc = dec > 0 ? 0 : -1;
+  } else if (rc < 0) {
+    unknown_verb(R, rest, &b);
     if (R->json) { /* the error as plain text: the JSON line wraps it */
       sb_free(&b);
       explain_why(g, rest, false, &b);
@@ -437,6 +579,7 @@ static int why_clause(repl *R, const char *rest) {
     else if (c.verb && at && !verb_met(R, R->g, rest) && verb_met(R, at, rest)) run_forward(R, rest, &c, &auto_said, &done);
     if (R->json) {
       sb_printf(&R->jextra, ",%s", b.s);
+      if (R->ask_free) sb_puts(&R->jextra, ",\"asked_free\":true"); /* `for free`: a legal answer's cost says if it is */
       if (not_offered) sb_printf(&R->jextra, ",\"offered\":false,\"done_by_the_rules\":%s", done ? "true" : "false");
       if (auto_said.n) {
         sb_puts(&R->jextra, ",\"the_rules_do\":");
@@ -464,11 +607,21 @@ static int why_clause(repl *R, const char *rest) {
         if (auto_said.n) sb_printf(&R->out, "\nWhat the rules do for it in the rest of this phase, without a decision:%s", auto_said.s);
         sb_puts(&R->out, "\nIts rules alone, judged in the position as it stands, would say:\n");
       }
+      long long price = 0; /* asked for free, legal at a price: No, with the price and its rule below */
+      const char *costs = R->ask_free && b.s && !strncmp(b.s, "Yes", 3) ? strstr(b.s, "it costs ") : NULL;
+      if (costs && sscanf(costs + 9, "%lld", &price) == 1 && price > 0)
+        sb_printf(&R->out, "No, not for free: it is legal, but it costs %lld (the rules' price below)\n", price);
       sb_puts(&R->out, b.s);
+      lifted_by(R, b.s, c.action >= 0 ? c.args[0] : -1, &R->out);
       if (where.n && !not_offered) sb_printf(&R->out, "\n(%s)", where.s);
       if (eff.n || stop.n) sb_puts(&R->out, at ? "\nif taken then, on a copy of the game:" : "\nif taken now, on a copy of the game:");
       if (eff.n) sb_printf(&R->out, "\n%s", eff.s);
       if (stop.n) sb_printf(&R->out, "\n%s", stop.s);
+      if (b.s && !strncmp(b.s, "No", 2)) { /* the words may fit a decision too (`place the worm`) */
+        size_t keep = R->out.n;
+        sb_puts(&R->out, "\n(the words fit a decision of the rules too:)\n");
+        if (repl_why_decision(R, rest, true) <= 0 && R->out.s) R->out.s[R->out.n = keep] = 0;
+      }
     }
     sb_free(&auto_said);
     sb_free(&eff);
@@ -532,7 +685,7 @@ bool repl_question_clause(const char *text, strbuf *out) {
 
 /* Words asking what something costs (`does the guild pay for shipping`, `what does it cost X to
  * ship`, `how much spice does X spend`). */
-static bool cost_word(const char *k) {
+bool repl_cost_word(const char *k) {
   static const char *const cost[] = {"pay", "pays", "paid", "paying", "spend", "spends", "spent", "charge", "charges",
                                      "charged", "price", "cost", "costs", "fee", "owe", "owes", "free", "cheap", "cheaper", "cheapest", "half",
                                      "full", "rate", "rates", "discount"};
@@ -552,7 +705,7 @@ static bool cost_question(repl *R, char **w, int n, strbuf *out) {
   for (int i = 0; i < n; i++) {
     char k[64];
     grammar_key(w[i], k, sizeof k);
-    if (cost_word(k)) costs = costs < 0 ? i : costs;
+    if (repl_cost_word(k)) costs = costs < 0 ? i : costs;
     else if (act < 0 && game_word_names_action(R->r, k, stem, sizeof stem)) act = i;
   }
   char kc[64];
@@ -564,12 +717,36 @@ static bool cost_question(repl *R, char **w, int n, strbuf *out) {
   for (int i = 0; i < n; i++) {
     char k[64];
     grammar_key(w[i], k, sizeof k);
-    if (cost_word(k) && game_words_of_one_action(R->r, k, ka)) return false;
+    if (repl_cost_word(k) && game_words_of_one_action(R->r, k, ka)) return false;
+  }
+  /* `can atreides pay for the fremen's shipment?`: the possessive names whose action it is, the
+   * subject the payer: the owner first, the subject after it (a later faction parameter) */
+  int subj = -1, owner = -1;
+  for (int i = 0; i < n; i++) {
+    size_t l = strlen(w[i]);
+    char base[64];
+    bool poss = l > 2 && (!strcmp(w[i] + l - 2, "'s") || !strcmp(w[i] + l - 3, "s'") || !strcmp(w[i] + l - 3, "'s?"));
+    grammar_key(w[i], base, sizeof base);
+    size_t bl = strlen(base);
+    if (poss && bl > 1 && base[bl - 1] == 's') base[bl - 1] = 0;
+    int f = board_faction_find(DEF(R), base);
+    if (f < 0) {
+      grammar_key(w[i], base, sizeof base);
+      f = board_faction_find(DEF(R), base);
+    }
+    if (f < 0) continue;
+    char next[64], nstem[64]; /* `the atreides shipment`: a faction before a noun of an action is its owner too */
+    grammar_key(i + 1 < n ? w[i + 1] : "", next, sizeof next);
+    poss |= *next && game_word_names_action(R->r, next, nstem, sizeof nstem);
+    if (poss && owner < 0 && subj >= 0) owner = i;
+    else if (subj < 0) subj = i;
   }
   for (int i = 0; i < n; i++) {
     char k[64];
     grammar_key(w[i], k, sizeof k);
-    if (!cost_word(k)) sb_printf(out, "%s%s", out->n ? " " : "", w[i]);
+    if (owner >= 0 && i == subj) continue;
+    if (!repl_cost_word(k)) sb_printf(out, "%s%s", out->n ? " " : "", w[i]);
+    if (owner >= 0 && i == owner) sb_printf(out, " %s", w[subj]);
   }
   return true;
 }
@@ -631,14 +808,28 @@ static bool how_question(repl *R, char **w, int n, strbuf *out) {
 
 /* A yes/no question about winning (`would anyone win right now?`, `does anybody win if the turn
  * ended here`, `is there a winner`): a word of winning and none naming an action. */
-static bool wins_question(repl *R, char **w, int n) {
-  bool win = false;
-  for (int i = 1; i < n; i++) {
+static bool wins_question(repl *R, char **w0, int n0) {
+  char *w[64];
+  char buf[1024];
+  int n = n0;
+  strbuf line = {0}; /* the names of several words joined (`bene gesserit`) */
+  for (int i = 0; i < n0; i++) sb_printf(&line, "%s%s", i ? " " : "", w0[i]);
+  if (R->g && line.s) n = game_read_names(R->g, line.s, buf, sizeof buf, w, 64);
+  else for (int i = 0; i < n0 && i < 64; i++) w[i] = w0[i];
+  sb_free(&line);
+  bool win = false, subject = false;
+  for (int i = 1; i < n && !win; i++) {
     char k[64];
     grammar_key(w[i], k, sizeof k);
     char stem[64];
     if (R->r && game_word_names_action(R->r, k, stem, sizeof stem)) return false;
     win |= !strncmp(k, "win", 3) || !strcmp(k, "won");
+    bool faction = R->r && board_faction_find(DEF(R), k) >= 0;
+    /* `can bene gesserit predict the winner?`: a faction doing something else than winning */
+    if (!win && subject && !faction && !question_filler(k) && strcmp(k, "and") && strcmp(k, "or") && strcmp(k, "the") && strcmp(k, "both") &&
+        strcmp(k, "together") && strcmp(k, "alliance"))
+      return false;
+    subject |= faction;
   }
   return win;
 }
@@ -699,9 +890,15 @@ bool repl_question(repl *R, const char *line, strbuf *out) {
   bool cost = !done && n && (ask || !strcmp(w0, "why") || !strcmp(w0, "what") || !strcmp(w0, "whats")) && cost_question(R, w, n, &priced);
   if (done) {
   } else if (cost) { /* what an action costs: `why` of the action, whose answer names its cost and rule */
+    bool free = false;
+    for (int i = 0; i < n; i++) { /* `for free`, `without paying`: a Yes must cost nothing */
+      char k[64];
+      grammar_key(w[i], k, sizeof k);
+      free |= !strcmp(k, "free") || (!strcmp(k, "without") && i + 1 < n && repl_cost_word((grammar_key(w[i + 1], k, sizeof k), k)));
+    }
     strbuf clause = {0};
     repl_question_clause(priced.s, &clause);
-    if (clause.n) sb_printf(out, "why %s", clause.s), done = true;
+    if (clause.n) sb_printf(out, "why %s", clause.s), done = true, R->ask_free = free;
     sb_free(&clause);
   } else if (n && (!strcmp(w0, "who") || !strcmp(w0, "whos") || !strcmp(w0, "wholl"))) { /* who wins / who's winning / ... */
     for (int i = 1; i < n && !done; i++) {

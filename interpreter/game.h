@@ -87,6 +87,11 @@ int game_parse_candidates(const mt_game *g, const char *text, mt_choice *out, bo
  * (`pay` and `revival` of pay_ally_revival). */
 bool game_word_names_action(const mt_rules *r, const char *w, char *stem, size_t cap);
 bool game_words_of_one_action(const mt_rules *r, const char *w, const char *v);
+/* TEXT read as players write it (names of several words joined into their ids, small words
+ * dropped) into W (in BUF); how many words. */
+/* Whether W names an action, a kind or a verb of R, or begins an action's name (`give`). */
+bool game_word_begins_action(const mt_rules *r, const char *w);
+int game_read_names(const mt_game *g, const char *text, char *buf, size_t cap, char **w, int max);
 int game_judge_action(mt_game *g, const mt_choice *c, int64_t *cost, char *err, size_t errlen);
 /* Code compiled for a moment (a console query, why's facts): game_scratch_end
  * forgets the functions, trees and sources added since game_scratch_begin. */

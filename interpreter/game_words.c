@@ -180,7 +180,8 @@ static int small_word(const char *w) {
   static const char *const to[] = {"to", "into", "onto", "in", "at", "toward", "towards"};
   static const char *const other[] = {"the", "a", "an", "with", "for", "of", "on", "by", "and", "then", "some", "all", "their", "its", "his",
                                       "her", "back", "up", "again", "while", "whilst", "during", "under", "through", "across", "past",
-                                      "inside", "when", "without", "itself", "themselves", "himself", "herself"};
+                                      "inside", "when", "without", "itself", "themselves", "himself", "herself", "more", "extra",
+                                      "additional", "only", "just"};
   if (!strcmp(w, "from") || !strcmp(w, "out")) return WH_FROM;
   if (!strcmp(w, "sector")) return WH_SECTOR;
   for (size_t i = 0; i < sizeof to / sizeof *to; i++)
@@ -539,6 +540,16 @@ static bool bind_words(const mt_game *g, int a, const action_rec *as, char **w, 
     if (i < 0) snprintf(err, errlen, "%s has no parameter '%.*s' (%.180s)", ar->name, (int)(eq - w[j]), w[j], sig), ok = false;
     else if (!fits) snprintf(err, errlen, "'%s' is not a valid %s (%.180s)", eq + 1, ar->pname[i], sig), ok = false;
     else B->named_filled[i] = true;
+  }
+  for (int j = 0; j < nw && ok; j++) { /* `pay for 2 revival`: a word of the action's own name that fits no parameter */
+    char one[64]; /* `revivals`: a plural */
+    size_t ol = strlen(w[j]);
+    snprintf(one, sizeof one, "%.*s", (int)(ol > 3 && w[j][ol - 1] == 's' ? ol - 1 : ol), w[j]);
+    if (B->used[j] || is_number(w[j]) || !(word_of_name(ar->name, w[j]) || word_of_name(ar->name, one))) continue;
+    bool fits = false;
+    int64_t v;
+    for (int i = 0; i < ar->nparams && !fits; i++) fits = !B->named_filled[i] && parse_value(g, ar->ptype[i], w[j], &v);
+    if (!fits) B->used[j] = true;
   }
   int npos = 0, nnum = 0, nopen = 0;
   for (int j = 0; j < nw; j++) npos += !B->used[j], nnum += !B->used[j] && is_number(w[j]);
@@ -932,3 +943,13 @@ bool game_words_of_one_action(const mt_rules *r, const char *w, const char *v) {
     if (word_of_name(r->prog.actions[i].name, w) && word_of_name(r->prog.actions[i].name, v)) return true;
   return false;
 }
+
+/* TEXT read as players write it (read_words: names of several words joined into their ids, small
+ * words dropped) into W (in BUF); how many words. */
+int game_read_names(const mt_game *g, const char *text, char *buf, size_t cap, char **w, int max) {
+  uint8_t hint[96];
+  return read_words(g, text, 1, buf, cap, w, hint, max < 96 ? max : 96);
+}
+
+/* Whether W names an action, a kind or a verb of R, or begins an action's name (`give`). */
+bool game_word_begins_action(const mt_rules *r, const char *w) { return action_word(&r->prog, w, true); }
