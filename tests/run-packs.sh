@@ -153,6 +153,8 @@ expect "an empty name in a list" 64 "mentat: --expansion ixians_tleilaxu,: an em
   "$MENTAT" check --expansion ixians_tleilaxu,
 expect "both boxes, 9 factions, Advanced" 0 "20 games (0 failed)" sh -c \
   "$MENTAT simulate --expansion ixians_tleilaxu,choam_richese --factions atreides,bene_gesserit,emperor,fremen,harkonnen,spacing_guild,ixians,tleilaxu,choam --advanced --games 20 --seed 1 | head -1 | cut -d' ' -f1-4"
+expect "10 factions: both boxes and a mod" 0 "10 games (0 failed)" sh -c \
+  "$MENTAT simulate --expansion ixians_tleilaxu,choam_richese --pack $MOD --games 10 --seed 1 | head -1 | cut -d' ' -f1-4"
 printf 'new factions=ixians,choam expansion=ixians_tleilaxu,choam_richese seed=1\ncheck spice(ixians) == 10 and spice(choam) == 2\n' > "$TMP/both.mentat"
 expect "the console takes a list of expansions" 0 "check passed" lines 'check' "$MENTAT" repl "$TMP/both.mentat"
 
