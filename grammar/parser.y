@@ -68,7 +68,7 @@ static node *rule(struct lex_state *ls, mt_span loc, int form, const char *id, c
 %token <const char *> RULEID "rule number" NAME "name" STRING "string"
 %token <int64_t> INT "integer"
 
-%type <node *> file decls decl rule_decl rule_head_items links link_ids items item member stmt
+%type <node *> file decls decl rule_decl rule_head_items links link_ids link_id items item member stmt
 %type <node *> block else_part expr params param_list param bind_list binders act_names act_name kind_name kind_names exprs
 %type <node *> opt_where opt_by type action_items action_item variant_items variant_item
 %type <node *> rules_list opt_args opt_type opt_when
@@ -198,9 +198,13 @@ tag: BASIC { $$ = TAG_BASIC; } | ADVANCED { $$ = TAG_ADVANCED; } | ALLIANCE { $$
 links: SUPERSEDES link_ids { $$ = $2; for (uint32_t i = 0; i < $$->nkids; i++) $$->kids[i]->op = LINK_SUPERSEDES; }
      | AMENDS link_ids { $$ = $2; for (uint32_t i = 0; i < $$->nkids; i++) $$->kids[i]->op = LINK_AMENDS; }
      ;
-link_ids: ruleid { $$ = N(AST_LIST, @1); ast_add(A, $$, named(ls, AST_LINK, @1, $1)); }
-        | link_ids ruleid { $$ = ast_add(A, $1, named(ls, AST_LINK, @2, $2)); }
-        | link_ids ',' ruleid { $$ = ast_add(A, $1, named(ls, AST_LINK, @3, $3)); }
+link_ids: link_id { $$ = N(AST_LIST, @1); ast_add(A, $$, $1); }
+        | link_ids link_id { $$ = ast_add(A, $1, $2); }
+        | link_ids ',' link_id { $$ = ast_add(A, $1, $3); }
+        ;
+/* a target marked '?' is optional: a link to a rule the pack may lack (another mod's), dropped when absent */
+link_id: ruleid { $$ = named(ls, AST_LINK, @1, $1); }
+       | ruleid '?' { $$ = named(ls, AST_LINK, @1, $1); $$->flags = AST_LINK_OPTIONAL; }
         ;
 
 /* A rule body mixes members (hooks) and statements (what running the rule does). */

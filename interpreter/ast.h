@@ -20,7 +20,7 @@ typedef enum {
   AST_VARDECL,  /* name; kids[0] params list (AST_LIST), [1] type, [2] init or NULL; flags 1: secret */
   AST_RULE,     /* name = rule id, str = title, ival = form (RF_*), flags = tags (TAG_*),
                    kids[0] links (AST_LIST of AST_LINK), [1] members (AST_LIST) */
-  AST_LINK,     /* op = LINK_SUPERSEDES/LINK_AMENDS, name = target rule id */
+  AST_LINK,     /* op = LINK_SUPERSEDES/LINK_AMENDS, name = target rule id; flags AST_LINK_OPTIONAL */
   AST_FACTION,  /* name = faction id; str = title; kids: rules */
   AST_CARD,     /* name = card id; str = title; kids: rules */
   AST_VARIANT,  /* name; str = title; kids[0] base name (AST_NAME) or NULL, [1..] items:
@@ -97,6 +97,7 @@ enum {
 };
 #define TAG_KARAMA (TAG_KARAMA_BEFORE | TAG_KARAMA_AFTER)
 enum { LINK_SUPERSEDES, LINK_AMENDS };
+enum { AST_LINK_OPTIONAL = 1 }; /* AST_LINK flags: `ID?`, a target the pack may lack (dropped when absent) */
 enum { AST_VARIANT_PART = 1 }; /* AST_VARIANT flags: a part of its host variant (`variant NAME in HOST`) */
 enum { TRIG_BEFORE, TRIG_AFTER, TRIG_INSTEAD, TRIG_ON };
 enum { SCOPE_ONCE, SCOPE_PHASE, SCOPE_TURN, SCOPE_GAME };

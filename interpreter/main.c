@@ -89,7 +89,7 @@ static const char usage_options[] =
     "                     are added, and one with the same path as an earlier one replaces it\n"
     "                     (docs/modding.md)\n"
     "  --expansion NAME   lay the pack's expansion NAME (DIR/expansions/NAME, e.g. ixians_tleilaxu) over\n"
-    "                     it, as --pack does, in the order given (docs/expansions.md)\n"
+    "                     it, as --pack does, in the order given; NAME,NAME lays several (docs/expansions.md)\n"
     "  --variant NAME     apply a variant (repeatable)\n"
     "  --ruleset basic|advanced   the ruleset: basic (the default) leaves out the rules tagged\n"
     "                     advanced; advanced puts them in force\n"
@@ -899,7 +899,7 @@ static int command_help(const char *cmd) {
  * the order given.  Returns 0 with *ARGV the new vector (its strings live until
  * exit), or an exit code after saying why. */
 static int expand_expansions(int argc, char ***argv) {
-  static char *out[512];
+  static char *out[512 + 2 * 64];
   static char *owned[64];
   static int nowned;
   char **in = *argv;
@@ -920,17 +920,27 @@ static int expand_expansions(int argc, char ***argv) {
       continue;
     }
     if (i + 1 >= argc) return fprintf(stderr, "mentat: --expansion needs a name (e.g. --expansion ixians_tleilaxu)\n"), EX_USAGE;
-    if (nowned == 64) return fprintf(stderr, "mentat: at most 64 --expansion options\n"), EX_USAGE;
-    strbuf why = {0};
-    char *dir = pack_expansion(base, in[++i], &why);
-    if (!dir) {
-      fprintf(stderr, "mentat: error: %s\n", why.s);
-      sb_free(&why);
-      return EX_USAGE;
+    /* a comma-separated list lays each name in the order given, as repeated options do */
+    char list[1024], *names[64];
+    if (strlen(in[++i]) >= sizeof list) return fprintf(stderr, "mentat: --expansion %s: the list is too long\n", in[i]), EX_USAGE;
+    snprintf(list, sizeof list, "%s", in[i]);
+    int nn = mt_split_list(list, names, 64);
+    if (nn < 0) return fprintf(stderr, "mentat: --expansion %s: an empty name or too many names\n", in[i]), EX_USAGE;
+    for (int j = 0; j < nn; j++) {
+      if (nowned == 64) return fprintf(stderr, "mentat: at most 64 expansions\n"), EX_USAGE;
+      for (int k = 0; k < j; k++)
+        if (!strcmp(names[j], names[k])) return fprintf(stderr, "mentat: error: expansion '%s' is listed twice\n", names[j]), EX_USAGE;
+      strbuf why = {0};
+      char *dir = pack_expansion(base, names[j], &why);
+      if (!dir) {
+        fprintf(stderr, "mentat: error: %s\n", why.s);
+        sb_free(&why);
+        return EX_USAGE;
+      }
+      static char pack_opt[] = "--pack";
+      out[n++] = pack_opt;
+      out[n++] = owned[nowned++] = dir;
     }
-    static char pack_opt[] = "--pack";
-    out[n++] = pack_opt;
-    out[n++] = owned[nowned++] = dir;
   }
   out[n] = NULL;
   *argv = out;

@@ -192,7 +192,7 @@ int repl_pile_of(repl *R, const char *name) {
 }
 
 static const char *const help_text[][2] = {
-    {"new", "new [factions=a,b] [expansion=NAME|none] [ruleset=basic|advanced] [variants=a,b] [seed=N] [turns=N] -- a new game at the start position"},
+    {"new", "new [factions=a,b] [expansion=NAME[,NAME]|none] [ruleset=basic|advanced] [variants=a,b] [seed=N] [turns=N] -- a new game at the start position"},
     {"clear", "clear FACTION|all -- forces on the board go back to reserves"},
     {"put", "put FACTION N [KIND] TERRITORY [SECTOR] -- forces from reserves (then tanks) onto the map"},
     {"tanks", "tanks FACTION N [KIND] -- set the tanks to N (balancing with reserves)"},

@@ -321,6 +321,7 @@ static void resolve_links(ctx *c) {
     for (uint32_t k = 0; links && k < links->nkids; k++) {
       node *l = links->kids[k];
       int t = sema_find_rule(p, l->name);
+      if (t < 0 && (l->flags & AST_LINK_OPTIONAL)) continue; /* another pack's rule, not laid in this game */
       if (t < 0) {
         diag_error(c->d, l->span, "rule %s %s unknown rule %s", r->id,
                    l->op == LINK_SUPERSEDES ? "supersedes" : "amends", l->name);

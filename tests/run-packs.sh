@@ -117,10 +117,10 @@ expect "no expansion, no ixians: the message names it" 64 \
   "mentat: error: unknown faction 'ixians' (it comes with an expansion: add --expansion ixians_tleilaxu)" \
   "$MENTAT" play --factions atreides,ixians --seed 1
 expect "an unknown expansion, with a suggestion" 64 \
-  "mentat: error: unknown expansion 'ixians' (did you mean 'ixians_tleilaxu'?); the pack in . has: ixians_tleilaxu" \
+  "mentat: error: unknown expansion 'ixians' (did you mean 'ixians_tleilaxu'?); the pack in . has: choam_richese ixians_tleilaxu" \
   "$MENTAT" check --expansion ixians
 expect "an expansion is a plain name, never a path" 64 \
-  "mentat: error: unknown expansion '../rules': an expansion is named by a word of a-z, 0-9, '_' and '-'; the pack in . has: ixians_tleilaxu" \
+  "mentat: error: unknown expansion '../rules': an expansion is named by a word of a-z, 0-9, '_' and '-'; the pack in . has: choam_richese ixians_tleilaxu" \
   "$MENTAT" play --expansion ../rules --factions atreides,harkonnen
 expect "--expansion needs a name" 64 "mentat: --expansion needs a name (e.g. --expansion ixians_tleilaxu)" \
   "$MENTAT" simulate --games 1 --expansion
@@ -139,6 +139,24 @@ printf 'new factions=atreides,ixians seed=1\ncheck spice(ixians) == 10\n' > "$TM
 expect "the console takes --expansion" 0 "check passed" lines 'check' "$MENTAT" repl --expansion ixians_tleilaxu "$TMP/x.mentat"
 expect "verify takes --expansion" 0 "1" sh -c \
   "$MENTAT verify --expansion ixians_tleilaxu --factions atreides,ixians --seed 1 can 'spice(ixians) == 10' within 1 decisions | grep -c '^yes'"
+
+# a list lays each expansion in the order given, as repeated options do; both boxes: 9 factions
+expect "a list of expansions is the same as the options one by one" 0 \
+  "$("$MENTAT" dump factions --expansion ixians_tleilaxu --expansion choam_richese 2>&1)" \
+  "$MENTAT" dump factions --expansion ixians_tleilaxu,choam_richese
+expect "an expansion listed twice" 64 "mentat: error: expansion 'choam_richese' is listed twice" \
+  "$MENTAT" check --expansion choam_richese,choam_richese
+expect "an unknown name in a list" 64 \
+  "mentat: error: unknown expansion 'richese' (did you mean 'choam_richese'?); the pack in . has: choam_richese ixians_tleilaxu" \
+  "$MENTAT" check --expansion ixians_tleilaxu,richese
+expect "an empty name in a list" 64 "mentat: --expansion ixians_tleilaxu,: an empty name or too many names" \
+  "$MENTAT" check --expansion ixians_tleilaxu,
+expect "both boxes, 9 factions, Advanced" 0 "20 games (0 failed)" sh -c \
+  "$MENTAT simulate --expansion ixians_tleilaxu,choam_richese --factions atreides,bene_gesserit,emperor,fremen,harkonnen,spacing_guild,ixians,tleilaxu,choam --advanced --games 20 --seed 1 | head -1 | cut -d' ' -f1-4"
+expect "10 factions: both boxes and a mod" 0 "10 games (0 failed)" sh -c \
+  "$MENTAT simulate --expansion ixians_tleilaxu,choam_richese --pack $MOD --games 10 --seed 1 | head -1 | cut -d' ' -f1-4"
+printf 'new factions=ixians,choam expansion=ixians_tleilaxu,choam_richese seed=1\ncheck spice(ixians) == 10 and spice(choam) == 2\n' > "$TMP/both.mentat"
+expect "the console takes a list of expansions" 0 "check passed" lines 'check' "$MENTAT" repl "$TMP/both.mentat"
 
 # ---- docs/expansions.md: its console blocks run from the checkout, output compared exactly ----
 awk -v dir="$TMP/doc" '

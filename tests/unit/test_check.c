@@ -101,6 +101,25 @@ static void registry_and_links(void **s) {
   rejects_with("rule 1.01 \"a\" supersedes 1.02 { }\nrule 1.02 \"b\" supersedes 1.03 { }\nrule 1.03 \"c\" supersedes 1.01 { }\n",
                "supersedes cycle");
   rejects_with("rule 1.01 \"a\" amends 1.09 { }\nrule 1.08 \"b\" { }\n", "rule 1.01 amends unknown rule 1.09");
+  /* an optional target (`ID?`: another pack's rule) is dropped when absent, kept when present */
+  mt_rules *o = accepts("rule 1.01 \"a\" supersedes 1.02, 1.09? amends 1.08? { }\nrule 1.02 \"b\" { }\n");
+  assert_int_equal(o->prog.rules[0].nsup, 1);
+  assert_int_equal(o->prog.rules[0].namd, 0);
+  mt_rules_free(o);
+  o = accepts("value 1.02 \"b\" v(f: faction): int = 1\n"
+              "faction red { ability 2.1 \"r\" supersedes 1.02 { value v(f) = 2 } }\n"
+              "rule 1.01 \"a\" supersedes 1.02, 2.1? { value v(f) = 3 }\n");
+  int a = -1, b = -1;
+  for (int i = 0; i < o->prog.nrules; i++) {
+    if (!strcmp(o->prog.rules[i].id, "1.01")) a = i;
+    if (!strcmp(o->prog.rules[i].id, "2.1")) b = i;
+  }
+  assert_true(a >= 0 && b >= 0);
+  assert_int_equal(o->prog.rules[a].nsup, 2);
+  /* the present optional target is superseded: the base-level rule's definition goes first */
+  assert_string_equal(o->prog.rules[o->prog.values[0].defs[0].rule].id, "1.01");
+  mt_rules_free(o);
+  rejects_with("rule 1.01 \"a\" supersedes 1.01? { }\n", "rule 1.01 supersedes itself");
   rejects_with("rule 1.01 \"n\" note { log \"x\" }\n", "rule 1.01 is a note");
   rejects_with("rule 1.01 \"n\" basic advanced { }\n", "tagged both basic and advanced");
 }
