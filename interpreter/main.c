@@ -531,6 +531,20 @@ static int cmd_simulate(int argc, char **argv) {
  * and every W but one -- one comparison per W, on the same seeds, then one
  * with none of them (every option on) when there are several. */
 #define COMPARE_MAX_WITHOUT 16
+
+/* Loads both sides of a comparison and plays it (sim.c). */
+static int compare_loaded(opts *ob, opts *ov, int ns, char **sim_args) {
+  int code = EX_OK;
+  mt_rules *base = load(ob, &code);
+  if (!base) return code;
+  mt_rules *var = load(ov, &code);
+  if (!var) return mt_rules_free(base), code;
+  code = sim_compare_main(base, var, ns, sim_args);
+  mt_rules_free(var);
+  mt_rules_free(base);
+  return code;
+}
+
 static int compare_once(opts *ob, char **pack_args, int np, char **var_args, int nv, char **without, int nw, int skip,
                         int ns, char **sim_args) {
   opts ov = {0};
@@ -542,15 +556,7 @@ static int compare_once(opts *ob, char **pack_args, int np, char **var_args, int
   for (int i = 0; i < nw; i++)
     if (skip >= 0 && i != skip) all_v[nva++] = variant_opt, all_v[nva++] = without[i];
   if (parse_opts(nva, all_v, &ov, 0) < 0) return EX_USAGE;
-  int code = EX_OK;
-  mt_rules *base = load(ob, &code);
-  if (!base) return code;
-  mt_rules *var = load(&ov, &code);
-  if (!var) return mt_rules_free(base), code;
-  code = sim_compare_main(base, var, ns, sim_args);
-  mt_rules_free(var);
-  mt_rules_free(base);
-  return code;
+  return compare_loaded(ob, &ov, ns, sim_args);
 }
 
 static int cmd_compare(int argc, char **argv) {
@@ -612,15 +618,7 @@ static int cmd_compare(int argc, char **argv) {
     }
     return worst;
   }
-  int code = EX_OK;
-  mt_rules *base = load(&ob, &code);
-  if (!base) return code;
-  mt_rules *var = load(&ov, &code);
-  if (!var) return mt_rules_free(base), code;
-  code = sim_compare_main(base, var, ns, sim_args);
-  mt_rules_free(var);
-  mt_rules_free(base);
-  return code;
+  return compare_loaded(&ob, &ov, ns, sim_args);
 }
 
 /* The narration of `play` and `run`; UD non-NULL: as JSON lines. */
